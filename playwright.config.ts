@@ -1,0 +1,31 @@
+import { defineConfig } from "@playwright/test";
+
+const port = Number(process.env.E2E_PORT ?? 3100);
+
+/*
+ * End-to-end tests against the built app (`npm run build` first; `npm run test:e2e` does both),
+ * in Debian's Chromium. The app runs on a fresh PGlite data dir with builtin models.
+ */
+export default defineConfig({
+  testDir: "e2e",
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: process.env.CI ? [["list"], ["json", { outputFile: "test-results/e2e.json" }]] : "list",
+  use: {
+    baseURL: `http://127.0.0.1:${port}`,
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    },
+  },
+  webServer: {
+    // node …/next directly, so that the pid Playwright stops is the server's (STACK-NOTES)
+    command: `rm -rf .test-data/e2e && node node_modules/next/dist/bin/next start -H 127.0.0.1 -p ${port}`,
+    url: `http://127.0.0.1:${port}/api/health`,
+    timeout: 120_000,
+    reuseExistingServer: false,
+    env: { GB_DATA_DIR: ".test-data/e2e", GB_MODELS: "builtin", NEXT_TELEMETRY_DISABLED: "1", DATABASE_URL: "", OPENAI_API_KEY: "" },
+  },
+});

@@ -1,0 +1,5 @@
+import { Home } from "./_components/home";
+
+export default function Page() {
+  return <Home />;
+}

@@ -1,0 +1,8 @@
+import { getApp } from "@/server/app";
+import { handleRunsRest } from "@/server/api/rest";
+
+export const dynamic = "force-dynamic";
+
+export async function GET(req: Request): Promise<Response> {
+  return handleRunsRest("remember", req, await getApp());
+}

@@ -1,0 +1,82 @@
+import { z } from "zod";
+
+/*
+ * Every environment variable the app reads, validated once. next.config.ts imports this, so a
+ * bad value fails the build and the start with the variable's name. Empty strings count as unset
+ * (a `FOO=` line in a shell or .env file means "not set").
+ */
+
+const blankIsUnset = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
+const opt = <T extends z.ZodType>(schema: T) => z.preprocess(blankIsUnset, schema.optional());
+const withDefault = <T extends z.ZodType>(schema: T, value: z.input<T>) =>
+  z.preprocess(blankIsUnset, schema.default(value as never));
+
+const postgresUrl = z
+  .string()
+  .refine((v) => /^postgres(ql)?:\/\//.test(v), "must be a postgres:// or postgresql:// URL");
+
+const StageModels = z.record(
+  z.string(),
+  z.object({ model: z.string().min(1).optional(), reasoning: z.enum(["minimal", "low", "medium", "high"]).optional() }),
+);
+
+const jsonText = <T extends z.ZodType>(schema: T) =>
+  z.string().transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be JSON" });
+      return z.NEVER;
+    }
+  }).pipe(schema);
+
+export const EnvSchema = z
+  .object({
+    DATABASE_URL: opt(postgresUrl),
+    GB_DATA_DIR: withDefault(z.string(), "./.data"),
+    OPENAI_API_KEY: opt(z.string()),
+    OPENAI_BASE_URL: opt(z.url()),
+    GB_MODELS: opt(z.enum(["builtin", "openai"])),
+    GB_CHAT_MODEL: withDefault(z.string(), "gpt-4o-mini"),
+    GB_EMBEDDING_MODEL: withDefault(z.string(), "text-embedding-3-small"),
+    GB_EMBEDDING_DIMENSIONS: withDefault(z.coerce.number().int().min(8).max(4096), 256),
+    GB_MODEL_TIMEOUT_MS: withDefault(z.coerce.number().int().min(100), 60_000),
+    GB_MODEL_MAX_RETRIES: withDefault(z.coerce.number().int().min(0).max(10), 2),
+    /** per-stage model defaults, e.g. {"extract_graph":{"model":"gpt-4o","reasoning":"low"}} */
+    GB_STAGE_MODELS: withDefault(jsonText(StageModels), "{}"),
+    PORT: withDefault(z.coerce.number().int().min(1).max(65535), 3000),
+  })
+  .transform((e, ctx) => {
+    const models = e.GB_MODELS ?? (e.OPENAI_API_KEY ? "openai" : "builtin");
+    if (models === "openai" && !e.OPENAI_API_KEY) {
+      ctx.addIssue({ code: "custom", path: ["OPENAI_API_KEY"], message: "is required when GB_MODELS=openai" });
+    }
+    return { ...e, GB_MODELS: models };
+  });
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export class EnvError extends Error {
+  constructor(readonly issues: { variable: string; message: string }[]) {
+    super(
+      "Invalid environment:\n" + issues.map((i) => `  ${i.variable}: ${i.message}`).join("\n"),
+    );
+    this.name = "EnvError";
+  }
+}
+
+/** Parses an environment (process.env by default); throws EnvError naming each bad variable. */
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
+  const parsed = EnvSchema.safeParse(source);
+  if (parsed.success) return parsed.data;
+  throw new EnvError(
+    parsed.error.issues.map((i) => ({ variable: String(i.path[0] ?? "?"), message: i.message })),
+  );
+}
+
+let cached: Env | undefined;
+/** The process's environment, parsed on first use. */
+export function env(): Env {
+  cached ??= parseEnv();
+  return cached;
+}

@@ -1,0 +1,32 @@
+import { TRPCError } from "@trpc/server";
+import { ConflictError, DomainError, NotFoundError, ValidationError } from "../errors";
+
+/** The one place domain errors become answers. Unknown errors never leak their message. */
+export function toTRPCError(error: TRPCError, path: string): TRPCError {
+  const cause = error.cause;
+  if (cause instanceof DomainError) {
+    const code =
+      cause instanceof NotFoundError
+        ? "NOT_FOUND"
+        : cause instanceof ConflictError
+          ? "CONFLICT"
+          : cause instanceof ValidationError
+            ? "BAD_REQUEST"
+            : "BAD_REQUEST";
+    return new TRPCError({ code, message: cause.message, cause });
+  }
+  if (error.code === "INTERNAL_SERVER_ERROR") {
+    console.error(`tRPC ${path} failed`, cause ?? error);
+    return new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "internal error" });
+  }
+  return error;
+}
+
+/** The same mapping for the REST routes: an HTTP status and a message safe to show. */
+export function toHttpError(e: unknown): { status: number; message: string } {
+  if (e instanceof NotFoundError) return { status: 404, message: e.message };
+  if (e instanceof ConflictError) return { status: 409, message: e.message };
+  if (e instanceof ValidationError) return { status: 400, message: e.message };
+  console.error("REST route failed", e);
+  return { status: 500, message: "internal error" };
+}

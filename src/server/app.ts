@@ -1,0 +1,65 @@
+import path from "node:path";
+import type { Env } from "../env";
+import { env as processEnv } from "../env";
+import { type Database, openDatabase } from "./db/client";
+import { migrate } from "./db/migrate";
+import { ensureDefaultDataset } from "./datasets/datasets";
+import { createProvider, resolveStageOptions } from "./models/factory";
+import type { CallOptions, ModelProvider } from "./models/types";
+
+/**
+ * Everything a request needs, made once per process: the database (migrated, with the default
+ * dataset), the model provider and the per-stage model options from the environment.
+ */
+export interface App {
+  readonly env: Env;
+  readonly database: Database;
+  readonly provider: ModelProvider;
+  /** per-stage CallOptions from GB_STAGE_MODELS; a request's options go on top */
+  readonly stageOptions: Readonly<Record<string, CallOptions>>;
+}
+
+export interface Health {
+  ok: true;
+  db: Database["driver"];
+  models: ModelProvider["name"];
+  vector: "pgvector" | "fallback";
+}
+
+export function databaseOptions(env: Env) {
+  return env.DATABASE_URL
+    ? ({ driver: "postgres", url: env.DATABASE_URL } as const)
+    : ({ driver: "pglite", dataDir: path.join(env.GB_DATA_DIR, "pglite") } as const);
+}
+
+export async function createApp({ env, database }: { env: Env; database?: Database }): Promise<App> {
+  const db = await migrate(database ?? (await openDatabase(databaseOptions(env))));
+  await ensureDefaultDataset(db.db);
+  return {
+    env,
+    database: db,
+    provider: createProvider(env),
+    stageOptions: resolveStageOptions(env.GB_STAGE_MODELS),
+  };
+}
+
+export function health(app: App): Health {
+  return {
+    ok: true,
+    db: app.database.driver,
+    models: app.provider.name,
+    vector: app.database.vector ? "pgvector" : "fallback",
+  };
+}
+
+// One App per process. Kept on globalThis so that Next's dev reloads do not open PGlite twice
+// (a PGlite data dir admits one process, one instance).
+const holder = globalThis as unknown as { __gligabaoApp?: Promise<App> };
+
+export function getApp(): Promise<App> {
+  holder.__gligabaoApp ??= createApp({ env: processEnv() }).catch((e: unknown) => {
+    holder.__gligabaoApp = undefined;
+    throw e;
+  });
+  return holder.__gligabaoApp;
+}

@@ -1,0 +1,13 @@
+import { z } from "zod";
+
+/** A dataset name: a lowercase slug, so it can sit in URLs and keys unescaped. */
+export const DatasetName = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z0-9]+(?:[-_][a-z0-9]+)*$/, "must be a lowercase slug: a-z, 0-9, - and _ between them");
+
+export const CreateDatasetInput = z.object({ name: DatasetName });
+export type CreateDatasetInput = z.infer<typeof CreateDatasetInput>;
+
+export const DEFAULT_DATASET = "default";

@@ -1,0 +1,3 @@
+export * from "./datasets";
+export * from "./inferences";
+export { queryRuns, rememberRuns } from "./run-logs";

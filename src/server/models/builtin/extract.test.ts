@@ -1,0 +1,194 @@
+import { describe, expect, it } from "vitest";
+import { createBuiltinProvider } from ".";
+import type { ExtractedGraph } from "../types";
+import { ExtractedGraph as ExtractedGraphSchema } from "../types";
+
+const provider = createBuiltinProvider();
+
+async function extract(text: string, extra: { occurredAt?: string; speaker?: string } = {}): Promise<ExtractedGraph> {
+  const result = await provider.extractGraph({ text, ...extra }, {});
+  // every builtin answer must pass the same schema an LLM's answer has to
+  expect(ExtractedGraphSchema.safeParse(result.value).success).toBe(true);
+  return result.value;
+}
+
+const entity = (g: ExtractedGraph, name: string) => g.entities.find((e) => e.name === name);
+const fact = (g: ExtractedGraph, subject: string, predicate: string) =>
+  g.facts.find((f) => f.subject === subject && f.predicate === predicate);
+
+/** The invariant the rest of the pipeline relies on. */
+function expectClosed(g: ExtractedGraph): void {
+  const names = new Set(g.entities.map((e) => e.name));
+  for (const f of g.facts) {
+    expect(names.has(f.subject), `subject ${f.subject} is an entity`).toBe(true);
+    if (f.objectIsEntity) expect(names.has(f.object), `object ${f.object} is an entity`).toBe(true);
+  }
+}
+
+describe("builtin extractGraph: required sentences", () => {
+  it("Alice lives in Paris.", async () => {
+    const g = await extract("Alice lives in Paris.");
+    expect(entity(g, "Alice")?.type).toBe("person");
+    expect(entity(g, "Paris")?.type).toBe("place");
+    expect(g.facts).toContainEqual({
+      subject: "Alice", predicate: "lives_in", object: "Paris", objectIsEntity: true,
+      sentence: "Alice lives in Paris.", validAt: null, invalidAt: null,
+    });
+    expectClosed(g);
+  });
+
+  it("In 2024 Alice moved to Berlin. → lives_in with a date", async () => {
+    const g = await extract("In 2024 Alice moved to Berlin.");
+    expect(entity(g, "Berlin")?.type).toBe("place");
+    const f = fact(g, "Alice", "lives_in");
+    expect(f).toMatchObject({ object: "Berlin", objectIsEntity: true, validAt: "2024-01-01", invalidAt: null });
+    expectClosed(g);
+  });
+
+  it("Bob works at Acme.", async () => {
+    const g = await extract("Bob works at Acme.");
+    expect(entity(g, "Bob")?.type).toBe("person");
+    expect(entity(g, "Acme")?.type).toBe("organization");
+    expect(fact(g, "Bob", "works_at")).toMatchObject({ object: "Acme", objectIsEntity: true });
+  });
+
+  it("Robert works at Acme Corp. → alias Acme", async () => {
+    const g = await extract("Robert works at Acme Corp.");
+    expect(entity(g, "Robert")?.type).toBe("person");
+    expect(entity(g, "Acme Corp")).toEqual({ name: "Acme Corp", type: "organization", aliases: ["Acme"] });
+    expect(fact(g, "Robert", "works_at")?.object).toBe("Acme Corp");
+  });
+
+  it("resolves I/my to the speaker and yesterday against occurredAt", async () => {
+    const g = await extract("I went to a LGBTQ support group yesterday and it was so powerful.", {
+      speaker: "Caroline",
+      occurredAt: "2023-05-08T13:56:00Z",
+    });
+    expect(entity(g, "Caroline")?.type).toBe("person");
+    expect(entity(g, "LGBTQ support group")).toBeDefined();
+    const f = fact(g, "Caroline", "went_to");
+    expect(f).toMatchObject({ object: "LGBTQ support group", objectIsEntity: true, validAt: "2023-05-07" });
+    expect(f?.sentence).toBe("Caroline went to a LGBTQ support group yesterday (7 May 2023) and it was so powerful.");
+    // "it was so powerful": an unresolved pronoun gives no fact
+    expect(g.facts).toHaveLength(1);
+  });
+});
+
+describe("builtin extractGraph: conversational patterns", () => {
+  it("X is a Y → is_a with a literal object", async () => {
+    const g = await extract("Alice Smith is a doctor.");
+    expect(fact(g, "Alice Smith", "is_a")).toMatchObject({ object: "doctor", objectIsEntity: false });
+    expect(entity(g, "Alice Smith")?.aliases).toEqual(["Alice"]);
+  });
+
+  it("merges a first name into the full name seen in the same text", async () => {
+    const g = await extract("Alice Smith is a doctor. Alice likes jazz.");
+    expect(g.entities.filter((e) => e.type === "person").map((e) => e.name)).toEqual(["Alice Smith"]);
+    expect(fact(g, "Alice Smith", "likes")?.object).toBe("jazz");
+  });
+
+  it("likes / loves / enjoys, with a gerund as an activity", async () => {
+    const g = await extract("Melanie loves painting. Bob enjoys jazz. I like cats.", { speaker: "Jon" });
+    expect(fact(g, "Melanie", "loves")).toMatchObject({ object: "painting", objectIsEntity: true });
+    expect(entity(g, "painting")?.type).toBe("activity");
+    expect(fact(g, "Bob", "enjoys")?.object).toBe("jazz");
+    expect(fact(g, "Jon", "likes")?.object).toBe("cats");
+  });
+
+  it("X has Y, and possession through my", async () => {
+    const g = await extract("My dog has fleas.", { speaker: "Dave" });
+    expect(fact(g, "Dave's dog", "has")).toMatchObject({ object: "fleas", objectIsEntity: true });
+    expect(fact(g, "Dave", "has")).toMatchObject({ object: "Dave's dog" });
+    expectClosed(g);
+  });
+
+  it("X met Y at Z in W, with last week resolved", async () => {
+    const g = await extract("John met Sarah at Google in London last week.", { occurredAt: "2023-05-08" });
+    expect(fact(g, "John", "met")).toMatchObject({ object: "Sarah", validAt: "2023-05-01" });
+    expect(fact(g, "John", "met_at")?.object).toBe("Google");
+    expect(entity(g, "Google")?.type).toBe("organization");
+    expect(entity(g, "London")?.type).toBe("place");
+  });
+
+  it("X's Y is Z → has_Y", async () => {
+    const g = await extract("Caroline's sister is Emma. My favorite color is blue.", { speaker: "Jon" });
+    expect(fact(g, "Caroline", "has_sister")).toMatchObject({ object: "Emma", objectIsEntity: true });
+    expect(fact(g, "Jon", "has_favorite_color")).toMatchObject({ object: "blue", objectIsEntity: false });
+    expect(entity(g, "Emma")?.type).toBe("person");
+  });
+
+  it("X is Y's Z → has_Z the other way round", async () => {
+    const g = await extract("Emma is Caroline's sister.");
+    expect(fact(g, "Caroline", "has_sister")).toMatchObject({ object: "Emma", objectIsEntity: true });
+    expect(entity(g, "Caroline's sister")).toBeUndefined();
+  });
+
+  it("my sister Emma: apposition", async () => {
+    const g = await extract("Yesterday I went to the gym with my sister Emma.", { speaker: "Jon", occurredAt: "2023-01-10" });
+    expect(fact(g, "Jon", "went_to")).toMatchObject({ object: "gym", validAt: "2023-01-09" });
+    expect(fact(g, "Jon", "has_sister")).toMatchObject({ object: "Emma", validAt: null });
+  });
+
+  it("negation, progressive and perfect forms", async () => {
+    const g = await extract("I don't like cats. I've been working at Acme since 2019.", { speaker: "Kim" });
+    expect(fact(g, "Kim", "does_not_like")?.object).toBe("cats");
+    expect(fact(g, "Kim", "works_at")).toMatchObject({ object: "Acme", validAt: "2019-01-01" });
+    expect(fact(g, "Kim", "likes")).toBeUndefined();
+  });
+
+  it("from … to … gives validAt and invalidAt; a short name merges into the company", async () => {
+    const g = await extract("Acme GmbH opened in Berlin. Alice worked at Acme from 2019 to 2021.");
+    expect(fact(g, "Alice", "worked_at")).toMatchObject({ object: "Acme GmbH", validAt: "2019-01-01", invalidAt: "2021-01-01" });
+    expect(entity(g, "Acme")).toBeUndefined();
+  });
+
+  it("a clause with no object but a date keeps the date as a literal", async () => {
+    const g = await extract("My mom passed away in 2010.", { speaker: "Caroline" });
+    expect(fact(g, "Caroline's mom", "passed_away")).toMatchObject({ object: "2010", objectIsEntity: false, validAt: "2010-01-01" });
+    expect(fact(g, "Caroline", "has_mom")).toMatchObject({ object: "Caroline's mom", validAt: null });
+  });
+
+  it("a verb compromise reads as a noun, and a place after an activity", async () => {
+    const g = await extract("Our family loves camping at Yosemite.", { speaker: "Melanie" });
+    expect(fact(g, "Melanie's family", "loves")?.object).toBe("camping");
+    expect(fact(g, "Melanie's family", "loves_camping_at")?.object).toBe("Yosemite");
+    expect(g.entities.map((e) => e.name)).not.toContain("loves");
+  });
+
+  it("links a name that hangs on a noun to that noun", async () => {
+    const g = await extract("My friends from Sweden gave me this necklace.", { speaker: "Caroline" });
+    expect(fact(g, "Caroline's friends", "is_from")?.object).toBe("Sweden");
+    expect(fact(g, "Caroline's friends", "gave")?.object).toBe("Caroline");
+    expect(entity(g, "Sweden")?.type).toBe("place");
+  });
+
+  it("a question asserts nothing but still links its names", async () => {
+    const g = await extract("Have you been to Paris?", { speaker: "Caroline" });
+    expect(g.facts.map((f) => [f.subject, f.predicate, f.object])).toEqual([["Caroline", "mentions", "Paris"]]);
+  });
+
+  it("no speaker: I stays unresolved and yields no fact about nobody", async () => {
+    const g = await extract("I went to the museum.");
+    expect(g.facts.filter((f) => f.predicate === "went_to")).toEqual([]);
+    expectClosed(g);
+  });
+
+  it("is deterministic", async () => {
+    const text = "Melanie: We camped in the mountains last weekend with the kids. My friends from Sweden gave me a necklace.";
+    const a = await extract(text, { speaker: "Melanie", occurredAt: "2023-05-08" });
+    const b = await extract(text, { speaker: "Melanie", occurredAt: "2023-05-08" });
+    expect(b).toEqual(a);
+    expect(a.facts.length).toBeGreaterThan(2);
+    expectClosed(a);
+  });
+
+  it("reports the model, request and token estimates", async () => {
+    const input = { text: "Alice lives in Paris.", speaker: null };
+    const r = await provider.extractGraph(input, {});
+    expect(r.model).toBe("builtin-extract-v1");
+    expect(r.request).toEqual(input);
+    expect(r.response).toEqual(r.value);
+    expect(r.tokensIn).toBe(Math.round(4 * 1.3));
+    expect(r.tokensOut).toBeGreaterThan(0);
+  });
+});

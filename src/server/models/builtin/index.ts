@@ -1,0 +1,51 @@
+import type { ModelProvider } from "../types";
+import { answerFromContext } from "./answer";
+import { builtinChat } from "./chat";
+import { classifyText } from "./classify";
+import { EMBEDDING_DIMENSIONS, embedText } from "./embed";
+import { extractGraph } from "./extract";
+import { BUILTIN_MODELS, builtinResult } from "./result";
+import { summarizeText } from "./summarize";
+import { estimateTokens } from "./text";
+
+/**
+ * The builtin provider: deterministic, offline algorithms behind the model interface, so that
+ * the app runs its whole job with no network and tests are repeatable. Call options (model,
+ * reasoning) do not apply and are ignored; every result names the algorithm that produced it.
+ */
+export function createBuiltinProvider(): ModelProvider {
+  return {
+    name: "builtin",
+    embeddingDimensions: EMBEDDING_DIMENSIONS,
+    async classifyComplexity(input) {
+      const value = classifyText(input.text);
+      return builtinResult(BUILTIN_MODELS.classify, input, value, estimateTokens(input.text), estimateTokens(value.reason));
+    },
+    async extractGraph(input) {
+      const value = extractGraph(input);
+      const out = value.facts.map((f) => f.sentence).join(" ") + " " + value.entities.map((e) => e.name).join(" ");
+      return builtinResult(BUILTIN_MODELS.extract, input, value, estimateTokens(input.text), estimateTokens(out));
+    },
+    async summarize(input) {
+      const value = { summary: summarizeText(input.text) };
+      return builtinResult(BUILTIN_MODELS.summarize, input, value, estimateTokens(input.text), estimateTokens(value.summary));
+    },
+    async embed(input) {
+      const value = input.texts.map((t) => embedText(t));
+      const tokensIn = input.texts.reduce((sum, t) => sum + estimateTokens(t), 0);
+      // the response is a digest: vectors would bloat every inference row
+      const result = builtinResult(BUILTIN_MODELS.embed, input, value, tokensIn, null);
+      return { ...result, response: { count: value.length, dimensions: EMBEDDING_DIMENSIONS } };
+    },
+    async answer(input) {
+      const value = answerFromContext(input.question, input.context);
+      const tokensIn = estimateTokens(input.question) + input.context.reduce((sum, c) => sum + estimateTokens(c.text), 0);
+      return builtinResult(BUILTIN_MODELS.answer, input, value, tokensIn, estimateTokens(value.answer));
+    },
+    async chat(input) {
+      const value = builtinChat(input.messages);
+      const tokensIn = input.messages.reduce((sum, m) => sum + estimateTokens(m.content), 0);
+      return builtinResult(BUILTIN_MODELS.chat, input, value, tokensIn, estimateTokens(value.content ?? ""));
+    },
+  };
+}

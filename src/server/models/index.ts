@@ -1,0 +1,4 @@
+/** The model layer: two providers behind one interface (see types.ts). */
+export { createBuiltinProvider } from "./builtin";
+export { createOpenAIProvider, type OpenAIProviderConfig } from "./openai";
+export * from "./types";

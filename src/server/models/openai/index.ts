@@ -1,0 +1,49 @@
+import OpenAI from "openai";
+import { Answer, Complexity, ExtractedGraph, Summary, type ModelProvider } from "../types";
+import { chatCall } from "./chat";
+import { embedCall } from "./embed";
+import {
+  ANSWER_PROMPT, CLASSIFY_PROMPT, EXTRACT_PROMPT, SUMMARIZE_PROMPT, answerUserMessage, extractUserMessage,
+} from "./prompts";
+import { structuredCall, type CallContext } from "./structured";
+
+export interface OpenAIProviderConfig {
+  apiKey: string;
+  /** any OpenAI-compatible server (Ollama, vLLM, LM Studio …); default api.openai.com */
+  baseURL?: string;
+  /** per attempt; default 60 s */
+  timeoutMs?: number;
+  /** retries (with the SDK's exponential backoff) on 408/409/429/5xx and connection errors; default 2 */
+  maxRetries?: number;
+  defaults: { chatModel: string; embeddingModel: string; embeddingDimensions: number };
+}
+
+export const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_RETRIES = 2;
+
+/** The openai provider: every task a chat-completion or embeddings call through the official SDK. */
+export function createOpenAIProvider(cfg: OpenAIProviderConfig): ModelProvider {
+  const timeoutMs = cfg.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const client = new OpenAI({
+    apiKey: cfg.apiKey,
+    ...(cfg.baseURL ? { baseURL: cfg.baseURL } : {}),
+    timeout: timeoutMs,
+    maxRetries: cfg.maxRetries ?? DEFAULT_MAX_RETRIES,
+  });
+  const ctx: CallContext = { client, chatModel: cfg.defaults.chatModel, timeoutMs };
+  const embedCtx = { ...ctx, embeddingModel: cfg.defaults.embeddingModel, dimensions: cfg.defaults.embeddingDimensions };
+  return {
+    name: "openai",
+    embeddingDimensions: cfg.defaults.embeddingDimensions,
+    classifyComplexity: (input, opts) =>
+      structuredCall(ctx, opts, { name: "complexity", schema: Complexity, system: CLASSIFY_PROMPT, user: input.text }),
+    extractGraph: (input, opts) =>
+      structuredCall(ctx, opts, { name: "graph", schema: ExtractedGraph, system: EXTRACT_PROMPT, user: extractUserMessage(input) }),
+    summarize: (input, opts) =>
+      structuredCall(ctx, opts, { name: "summary", schema: Summary, system: SUMMARIZE_PROMPT, user: input.text }),
+    answer: (input, opts) =>
+      structuredCall(ctx, opts, { name: "answer", schema: Answer, system: ANSWER_PROMPT, user: answerUserMessage(input) }),
+    embed: (input, opts) => embedCall(embedCtx, opts, input),
+    chat: (input, opts) => chatCall(ctx, opts, input),
+  };
+}

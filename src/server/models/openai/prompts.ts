@@ -1,0 +1,51 @@
+import type { ContextItem } from "../types";
+
+/**
+ * System prompts, one per task. Short on purpose: the JSON schema sent with each call already
+ * fixes the shape, so the prompt only has to say what goes into it.
+ */
+
+export const CLASSIFY_PROMPT = `You judge how hard a text is to turn into a knowledge graph.
+"simple": short, few entities, one topic (a chat turn, a note). "complex": long, many entities or topics, or dense with facts (an article, a report, a long transcript).
+Set chunk to true when the text should be split into smaller pieces before extraction (long or multi-topic texts), else false.
+In reason, say in one sentence why, with what you counted (length, entities, topics).`;
+
+export const EXTRACT_PROMPT = `You extract a temporal knowledge graph from a text.
+
+Entities: every person, organization, place, product, event, date-bound thing or notable concept the text states a fact about.
+- name: the fullest proper name used in the text ("Alice Smith", "Acme Corp"); for a common thing a short noun phrase without articles ("LGBTQ support group").
+- type: lowercase, one of person, organization, place, event, product, activity, concept, thing (pick the most specific).
+- aliases: other names the text uses for it, plus the first name of a person and the name of a company without its legal suffix ("Acme" for "Acme Corp"). May be empty.
+
+Facts: each statement of the text as (subject, predicate, object).
+- subject: the name of one of your entities, exactly as in entities.
+- predicate: a snake_case verb phrase in the present tense for states (lives_in, works_at, likes, has_sister, is_a) and the past tense for events (went_to, met, visited, bought).
+- Normalise: "moved to X" / "relocated to X" means lives_in X; "works for" means works_at.
+- object: an entity name (then objectIsEntity is true) or a literal value such as a number, colour, adjective or title (then objectIsEntity is false).
+- sentence: the fact as one self-contained sentence: names instead of pronouns, the speaker's name instead of "I"/"my", absolute dates instead of "yesterday" or "last week".
+- validAt: ISO-8601 date (YYYY-MM-DD, or a date-time) when the fact started to hold or the event happened, if the text says so; resolve relative dates against the time the text was said. Else null.
+- invalidAt: ISO-8601 date when the fact stopped holding, if the text says so ("until 2021", "no longer since May"). Else null.
+
+Only state what the text says or directly implies; do not invent facts. Questions, greetings and small talk carry no facts. Return {"entities": [], "facts": []} when there is nothing to extract.`;
+
+export const SUMMARIZE_PROMPT = `You summarise a text in at most three sentences (under 300 characters).
+Keep names, dates and numbers; use the speaker's name instead of "I". No preamble, no opinions.`;
+
+export const ANSWER_PROMPT = `You answer a question from numbered context items, and only from them.
+- Cite every item you use by its number in "cited", and put its marker [n] after the statement it supports in "answer".
+- Prefer the most recent item when items disagree, and say so if it matters.
+- Give dates as written in the items (absolute dates when they are given).
+- If the items do not contain the answer, say "I don't have any information about that." and cite nothing.`;
+
+export function extractUserMessage(input: { text: string; occurredAt?: string | null; speaker?: string | null }): string {
+  const lines = [];
+  if (input.speaker) lines.push(`Speaker: ${input.speaker}`);
+  if (input.occurredAt) lines.push(`Said at: ${input.occurredAt}`);
+  lines.push("Text:", input.text);
+  return lines.join("\n");
+}
+
+export function answerUserMessage(input: { question: string; context: ContextItem[] }): string {
+  const items = input.context.map((c) => `[${c.n}] ${c.text}`).join("\n");
+  return `Context:\n${items || "(none)"}\n\nQuestion: ${input.question}`;
+}

@@ -1,0 +1,121 @@
+import { randomUUID } from "node:crypto";
+import type { RunKind } from "../../lib/stages";
+import type { Db } from "../db/client";
+import { inferences } from "../db/schema";
+import { currentInferenceScope } from "../pipeline";
+import type {
+  Answer,
+  CallOptions,
+  ChatMessage,
+  ChatReply,
+  Complexity,
+  ContextItem,
+  ExtractedGraph,
+  ModelProvider,
+  ModelResult,
+  ProviderName,
+  Summary,
+  Task,
+  ToolDef,
+} from "./types";
+import { ModelError } from "./types";
+
+/**
+ * What stages call: the provider's tasks, each recorded as a gb_inferences row and filed, through
+ * the pipeline's inference scope, under the stage that made it. The stage passes nothing: the
+ * scope says which stage is running, and the options for that stage are resolved here.
+ */
+export interface Models {
+  readonly provider: ProviderName;
+  readonly embeddingDimensions: number;
+  classifyComplexity(input: { text: string }, opts?: CallOptions): Promise<Complexity>;
+  extractGraph(
+    input: { text: string; occurredAt?: string | null; speaker?: string | null },
+    opts?: CallOptions,
+  ): Promise<ExtractedGraph>;
+  summarize(input: { text: string }, opts?: CallOptions): Promise<Summary>;
+  embed(input: { texts: string[] }, opts?: CallOptions): Promise<number[][]>;
+  answer(input: { question: string; context: ContextItem[] }, opts?: CallOptions): Promise<Answer>;
+  chat(input: { messages: ChatMessage[]; tools?: ToolDef[] }, opts?: CallOptions): Promise<ChatReply>;
+}
+
+export interface RecordTarget {
+  db: Db;
+  datasetId: string;
+  runKind: RunKind | null;
+  runId: string | null;
+  /** CallOptions per stage: defaults, then env, then the request, already merged */
+  stageOptions?: Readonly<Record<string, CallOptions>>;
+  log?: (message: string, error: unknown) => void;
+}
+
+export function recordedModels(provider: ModelProvider, target: RecordTarget): Models {
+  const log = target.log ?? ((message, error) => console.error(message, error));
+
+  async function save(row: Omit<typeof inferences.$inferInsert, "id" | "datasetId" | "createdAt">) {
+    const scope = currentInferenceScope();
+    const id = randomUUID();
+    try {
+      await target.db.insert(inferences).values({
+        ...row,
+        id,
+        datasetId: target.datasetId,
+        runKind: target.runKind,
+        runId: target.runId,
+        stage: scope?.stage ?? null,
+        createdAt: new Date(),
+      });
+    } catch (e) {
+      // Losing the record of a call must not lose the call's result.
+      log(`inference ${row.task} could not be recorded`, e);
+      return;
+    }
+    scope?.addInference(id);
+  }
+
+  async function call<T>(task: Task, explicit: CallOptions | undefined, fn: (o: CallOptions) => Promise<ModelResult<T>>): Promise<T> {
+    const stage = currentInferenceScope()?.stage;
+    const opts: CallOptions = { ...(stage ? target.stageOptions?.[stage] : undefined), ...explicit };
+    const started = performance.now();
+    try {
+      const r = await fn(opts);
+      await save({
+        provider: provider.name,
+        task,
+        model: r.model,
+        request: r.request,
+        response: r.response,
+        tokensIn: r.tokensIn,
+        tokensOut: r.tokensOut,
+        latencyMs: Math.round(performance.now() - started),
+        error: null,
+      });
+      return r.value;
+    } catch (e) {
+      const details = e instanceof ModelError ? e.details : undefined;
+      await save({
+        provider: provider.name,
+        task,
+        model: details?.model ?? opts.model ?? "unknown",
+        request: details?.request ?? null,
+        response: details?.response ?? null,
+        tokensIn: null,
+        tokensOut: null,
+        latencyMs: Math.round(performance.now() - started),
+        error: e instanceof Error ? e.message : String(e),
+      });
+      throw e;
+    }
+  }
+
+  return {
+    provider: provider.name,
+    embeddingDimensions: provider.embeddingDimensions,
+    classifyComplexity: (input, o) => call("classify", o, (opts) => provider.classifyComplexity(input, opts)),
+    extractGraph: (input, o) => call("extract", o, (opts) => provider.extractGraph(input, opts)),
+    summarize: (input, o) => call("summarize", o, (opts) => provider.summarize(input, opts)),
+    embed: (input, o) => call("embed", o, (opts) => provider.embed(input, opts)),
+    answer: (input, o) => call("answer", o, (opts) => provider.answer(input, opts)),
+    chat: (input, o) => call("chat", o, (opts) => provider.chat(input, opts)),
+  };
+}

@@ -1,0 +1,146 @@
+import { z } from "zod";
+
+/**
+ * The model interface every stage calls. One method per task rather than a free-form prompt:
+ * the builtin provider has no language model, so it can only do tasks it has an algorithm for.
+ * Each provider returns a ModelResult so that the recorder (record.ts) can file what was asked
+ * and answered in gb_inferences without knowing the provider.
+ */
+
+export const ReasoningEffort = z.enum(["minimal", "low", "medium", "high"]);
+export type ReasoningEffort = z.infer<typeof ReasoningEffort>;
+
+/** Per-call model choice: from defaults, then env, then the request (later wins). */
+export const CallOptions = z.object({
+  model: z.string().min(1).max(200).optional(),
+  reasoning: ReasoningEffort.optional(),
+});
+export type CallOptions = z.infer<typeof CallOptions>;
+
+export type ProviderName = "builtin" | "openai";
+
+export const Complexity = z.object({
+  complexity: z.enum(["simple", "complex"]),
+  /** whether chunk_text should split the text (false = one chunk) */
+  chunk: z.boolean(),
+  reason: z.string(),
+});
+export type Complexity = z.infer<typeof Complexity>;
+
+export const ExtractedEntity = z.object({
+  name: z.string().min(1),
+  /** person | organization | place | date | thing | … (lowercase) */
+  type: z.string().min(1),
+  aliases: z.array(z.string()),
+});
+export const ExtractedFact = z.object({
+  subject: z.string().min(1),
+  /** snake_case verb phrase: lives_in, works_at, moved_to, likes … */
+  predicate: z.string().min(1),
+  object: z.string().min(1),
+  /** true when object names an entity of `entities`, false for a literal value */
+  objectIsEntity: z.boolean(),
+  /** the fact as one self-contained sentence */
+  sentence: z.string().min(1),
+  /** ISO-8601 date or date-time when the text says when it started holding, else null */
+  validAt: z.string().nullable(),
+  /** ISO-8601 date or date-time when the text says when it stopped holding, else null */
+  invalidAt: z.string().nullable(),
+});
+export const ExtractedGraph = z.object({
+  entities: z.array(ExtractedEntity),
+  facts: z.array(ExtractedFact),
+});
+export type ExtractedEntity = z.infer<typeof ExtractedEntity>;
+export type ExtractedFact = z.infer<typeof ExtractedFact>;
+export type ExtractedGraph = z.infer<typeof ExtractedGraph>;
+
+export const Summary = z.object({ summary: z.string() });
+export type Summary = z.infer<typeof Summary>;
+
+export const Answer = z.object({
+  answer: z.string(),
+  /** the `n` of each context item the answer cites */
+  cited: z.array(z.number().int()),
+});
+export type Answer = z.infer<typeof Answer>;
+
+export interface ContextItem {
+  n: number;
+  text: string;
+}
+
+export interface ChatMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string;
+  /** for role "tool": the id of the call this message answers */
+  toolCallId?: string;
+  /** for role "assistant": the tool calls it made (the API needs them before their "tool" answers) */
+  toolCalls?: ToolCall[];
+}
+export interface ToolDef {
+  name: string;
+  description: string;
+  /** JSON schema of the arguments */
+  parameters: Record<string, unknown>;
+}
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+export interface ChatReply {
+  content: string | null;
+  toolCalls: ToolCall[];
+}
+
+/** What a provider hands back: the value plus what the recorder files. */
+export interface ModelResult<T> {
+  value: T;
+  /** the model that answered (e.g. "gpt-4o-mini", "builtin-extract-v1") */
+  model: string;
+  /** what was sent, as JSON (messages, input texts …) */
+  request: unknown;
+  /** what came back, as JSON (raw message, or a digest for embeddings) */
+  response: unknown;
+  tokensIn: number | null;
+  tokensOut: number | null;
+}
+
+export type Task = "classify" | "extract" | "summarize" | "embed" | "answer" | "chat";
+
+export interface ModelProvider {
+  readonly name: ProviderName;
+  classifyComplexity(input: { text: string }, opts: CallOptions): Promise<ModelResult<Complexity>>;
+  extractGraph(
+    /** speaker: who said the text (a chat turn), so that "I" and "my" can be resolved */
+    input: { text: string; occurredAt?: string | null; speaker?: string | null },
+    opts: CallOptions,
+  ): Promise<ModelResult<ExtractedGraph>>;
+  summarize(input: { text: string }, opts: CallOptions): Promise<ModelResult<Summary>>;
+  /** one vector per text, all of `dimensions` length, L2-normalised */
+  embed(input: { texts: string[] }, opts: CallOptions): Promise<ModelResult<number[][]>>;
+  answer(
+    input: { question: string; context: ContextItem[] },
+    opts: CallOptions,
+  ): Promise<ModelResult<Answer>>;
+  chat(
+    input: { messages: ChatMessage[]; tools?: ToolDef[] },
+    opts: CallOptions,
+  ): Promise<ModelResult<ChatReply>>;
+  readonly embeddingDimensions: number;
+}
+
+/**
+ * A failed model call. Carries what was sent and, when there was one, what came back, so the
+ * inference row of a failure is as useful as that of a success.
+ */
+export class ModelError extends Error {
+  constructor(
+    message: string,
+    readonly details: { model: string; request: unknown; response?: unknown; cause?: unknown },
+  ) {
+    super(message);
+    this.name = "ModelError";
+  }
+}

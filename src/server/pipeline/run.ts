@@ -1,0 +1,134 @@
+import { withInferenceScope } from "./sink";
+import { StopSignal, type Observer, type RunOptions, type RunResult, type Stage, type Step } from "./types";
+
+/*
+ * The runner's control flow, for every step in order:
+ *
+ *   Each(items, steps):  for every item, run `steps` on it to the end before the next item;
+ *                        then skip the group's stages that no item reached (no items, or Stop).
+ *   Stage s:
+ *     if an earlier stage returned Stop, or s.enabled(job) is false:
+ *        skip(s) and its `also` stages — unless an earlier item already ran them — and go on
+ *     start(s), start(also…)
+ *     result = s.run(job) inside an inference scope named s (AsyncLocalStorage)
+ *     done(s, err), done(also…, err)
+ *     err and s.policy is fatal  → throw err: the stages after s stay not_started
+ *     err and advisory           → go on (the error is on the stage only)
+ *     result is Stop             → every stage not yet reached is skipped; run resolves
+ *
+ * Every observer hook is awaited in order and wrapped: a hook that throws is logged and the run
+ * goes on. addInference hooks run one after the other while the stage runs, and all of them have
+ * ended before done(s). A null observer is allowed (nothing is told).
+ */
+
+const noObserver: Observer = {
+  start() {},
+  done() {},
+  skip() {},
+  addInference() {},
+};
+
+function toError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+class Runner {
+  /** stages that have started or been skipped in this run */
+  private readonly touched = new Set<string>();
+  stoppedBy: string | null = null;
+  /** the addInference hooks called so far, chained; hook() never rejects, so neither does this */
+  private inferences: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly observer: Observer,
+    private readonly log: (message: string, error: unknown) => void,
+  ) {}
+
+  private async hook(name: keyof Observer, call: () => void | Promise<void>): Promise<void> {
+    try {
+      await call();
+    } catch (e) {
+      this.log(`pipeline observer ${name} failed`, e);
+    }
+  }
+
+  async steps(list: readonly Step<unknown>[], job: unknown): Promise<void> {
+    for (const step of list) {
+      if (step.kind === "stage") {
+        await this.stage(step, job);
+        continue;
+      }
+      if (this.stoppedBy === null) {
+        for (const itemJob of step.items(job)) {
+          await this.steps(step.steps, itemJob);
+          if (this.stoppedBy !== null) break;
+        }
+      }
+      await this.skipUntouched(step.steps);
+    }
+  }
+
+  private async skipUntouched(list: readonly Step<unknown>[]): Promise<void> {
+    for (const step of list) {
+      if (step.kind === "each") {
+        await this.skipUntouched(step.steps);
+        continue;
+      }
+      for (const name of [step.name, ...step.also]) {
+        if (this.touched.has(name)) continue;
+        this.touched.add(name);
+        await this.hook("skip", () => this.observer.skip(name));
+      }
+    }
+  }
+
+  private async stage(s: Stage<unknown>, job: unknown): Promise<void> {
+    if (this.stoppedBy !== null || (s.enabled !== undefined && !s.enabled(job))) {
+      await this.skipUntouched([s]);
+      return;
+    }
+    const group = [s.name, ...s.also];
+    for (const name of group) {
+      this.touched.add(name);
+      await this.hook("start", () => this.observer.start(name));
+    }
+    const scope = {
+      stage: s.name,
+      addInference: (id: string) => {
+        // The sink is called synchronously from anywhere in the stage, so it cannot await the
+        // hook; the hooks are chained instead (one at a time, in order) and awaited before done.
+        this.inferences = this.inferences.then(() =>
+          this.hook("addInference", () => this.observer.addInference(s.name, id)),
+        );
+      },
+    };
+    let error: Error | null = null;
+    let result: unknown;
+    try {
+      result = await withInferenceScope(scope, () => s.run(job));
+    } catch (e) {
+      error = toError(e);
+    }
+    await this.inferences;
+    for (const name of group) await this.hook("done", () => this.observer.done(name, error));
+    if (error !== null && s.policy === "fatal") throw error;
+    if (result instanceof StopSignal) this.stoppedBy = s.name;
+  }
+}
+
+/**
+ * Runs a pipeline on one call's job. Resolves when every stage has run, been skipped or the
+ * pipeline stopped; rejects with the error of the first fatal stage that failed.
+ */
+export async function run<J>(
+  steps: readonly Step<J>[],
+  job: J,
+  observer: Observer | null,
+  options: RunOptions = {},
+): Promise<RunResult> {
+  const log = options.log ?? ((message, error) => console.error(message, error));
+  const runner = new Runner(observer ?? noObserver, log);
+  // Stages are contravariant in J; the runner hands each step back the job it was given.
+  await runner.steps(steps as readonly Step<unknown>[], job);
+  return { stoppedBy: runner.stoppedBy };
+}

@@ -1,0 +1,196 @@
+import { and, eq, sql } from "drizzle-orm";
+import { expect, it, vi } from "vitest";
+import { describeEachDriver, freshDataset } from "../../test/db";
+import { queryRows } from "../db/rows";
+import { queryRuns } from "../db/schema";
+import { each, run, stage, Stop } from "../pipeline";
+import { createRunLog, nullRunLog } from "./run-log";
+import { getRun } from "./get";
+
+type Job = { fail?: "retrieve" | "detect"; stop?: boolean; items?: number[] };
+
+// The query stage names, in a pipeline shaped for the tests (the real one is #4's).
+const steps = [
+  stage<Job>({ name: "retrieve_graph", run: (j) => (j.fail === "retrieve" ? Promise.reject(new Error("no index")) : j.stop ? Stop : undefined) }),
+  stage<Job>({
+    name: "detect_geo",
+    policy: "advisory",
+    run: (j) => {
+      if (j.fail === "detect") throw new Error("geocoder down");
+    },
+  }),
+  stage<Job>({ name: "nearby_geo", policy: "advisory", enabled: () => false, run: () => {} }),
+  stage<Job>({ name: "query", run: () => {} }),
+];
+
+describeEachDriver("run log", (ctx) => {
+  async function execute(job: Job) {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const log = await createRunLog(app.database.db, "query", { datasetId: ds.id, userId: "u1", params: { q: "x" } });
+    let error: Error | null = null;
+    try {
+      await run(steps, job, log);
+    } catch (e) {
+      error = e as Error;
+    }
+    await log.finish(error);
+    return { run: await getRun({ db: app.database.db, kind: "query", id: log.id ?? "" }), error, ds };
+  }
+  const statuses = (r: Awaited<ReturnType<typeof execute>>["run"]) => Object.fromEntries(r.stages.map((s) => [s.name, s.status]));
+
+  it("records a succeeded run: every stage done or skipped, times set", async () => {
+    const { run: r } = await execute({});
+    expect(r.status).toBe("succeeded");
+    expect(r.params).toEqual({ q: "x" });
+    expect(r.userId).toBe("u1");
+    expect(statuses(r)).toEqual({ retrieve_graph: "succeeded", detect_geo: "succeeded", nearby_geo: "skipped", query: "succeeded" });
+    const retrieve = r.stages[0];
+    expect(retrieve?.startedAt).toBeInstanceOf(Date);
+    expect(retrieve?.finishedAt!.getTime()).toBeGreaterThanOrEqual(retrieve!.startedAt!.getTime());
+    expect(r.finishedAt).toBeInstanceOf(Date);
+    expect(r.flagged).toBe(false);
+  });
+
+  it("records a fatal failure: the run failed with its error, later stages not_started", async () => {
+    const { run: r, error } = await execute({ fail: "retrieve" });
+    expect(error?.message).toBe("no index");
+    expect(r.status).toBe("failed");
+    expect(r.error).toBe("no index");
+    expect(statuses(r)).toEqual({ retrieve_graph: "failed", detect_geo: "not_started", nearby_geo: "not_started", query: "not_started" });
+    expect(r.stages[0]?.error).toBe("no index");
+  });
+
+  it("records an advisory failure on the stage of a succeeded, flagged run", async () => {
+    const { run: r } = await execute({ fail: "detect" });
+    expect(r.status).toBe("succeeded");
+    expect(r.flagged).toBe(true);
+    expect(r.stages[1]).toMatchObject({ name: "detect_geo", status: "failed", error: "geocoder down" });
+    expect(r.stages[3]?.status).toBe("succeeded");
+  });
+
+  it("records a Stop: the stage succeeded, the rest skipped", async () => {
+    const { run: r } = await execute({ stop: true });
+    expect(r.status).toBe("succeeded");
+    expect(statuses(r)).toEqual({ retrieve_graph: "succeeded", detect_geo: "skipped", nearby_geo: "skipped", query: "skipped" });
+  });
+
+  it("shows a run in progress: the row is updated at every transition", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const log = await createRunLog(app.database.db, "query", { datasetId: ds.id, userId: null, params: {} });
+    const seen: string[] = [];
+    const watch = stage<Job>({
+      name: "detect_geo",
+      run: async () => {
+        const r = await getRun({ db: app.database.db, kind: "query", id: log.id ?? "" });
+        seen.push(`${r.status}:${r.stages[0]?.status}:${r.stages[1]?.status}:${r.stages[3]?.status}`);
+      },
+    });
+    await run([steps[0]!, watch, steps[3]!], {}, log);
+    await log.finish(null);
+    expect(seen).toEqual(["started:succeeded:started:not_started"]);
+  });
+
+  it("keeps a stage's first start time across Each items and its first error", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const log = await createRunLog(app.database.db, "query", { datasetId: ds.id, userId: null, params: {} });
+    const starts: number[] = [];
+    const pipeline = [
+      each<Job, number>((j) => j.items ?? [], [
+        stage({
+          name: "retrieve_graph",
+          policy: "advisory",
+          run: async ({ item }) => {
+            starts.push(Date.now());
+            await new Promise((r) => setTimeout(r, 15));
+            if (item === 1) throw new Error(`item ${item} failed`);
+          },
+        }),
+      ]),
+      stage<Job>({ name: "detect_geo", run: () => {} }),
+      stage<Job>({ name: "nearby_geo", run: () => {} }),
+      stage<Job>({ name: "query", run: () => {} }),
+    ];
+    await run(pipeline, { items: [0, 1, 2] }, log);
+    await log.finish(null);
+    const r = await getRun({ db: app.database.db, kind: "query", id: log.id ?? "" });
+    const retrieve = r.stages[0]!;
+    expect(retrieve.status).toBe("failed");
+    expect(retrieve.error).toBe("item 1 failed");
+    // the first item's start, not a later one's
+    expect(retrieve.startedAt!.getTime()).toBeLessThanOrEqual(starts[0]!);
+    expect(retrieve.startedAt!.getTime()).toBeLessThan(starts[1]! - 10);
+    expect(retrieve.durationMs!).toBeGreaterThanOrEqual(40);
+    expect(r.flagged).toBe(true);
+  });
+
+  it("files inference ids under their stage", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const log = await createRunLog(app.database.db, "query", { datasetId: ds.id, userId: null, params: {} });
+    const ids = [crypto.randomUUID(), crypto.randomUUID()];
+    await log.addInference("query", ids[0]!);
+    await log.addInference("query", ids[1]!);
+    await log.addInference("nearby_geo", crypto.randomUUID()); // runs no model: logged, not stored
+    await log.finish(null);
+    const r = await getRun({ db: app.database.db, kind: "query", id: log.id ?? "" });
+    expect(r.stages.find((s) => s.name === "query")?.inferenceIds).toEqual(ids);
+  });
+
+  it("closes a stage left started when the call ends", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const log = await createRunLog(app.database.db, "query", { datasetId: ds.id, userId: null, params: {} });
+    await log.start("retrieve_graph");
+    await log.finish(new Error("worker shut down"));
+    const r = await getRun({ db: app.database.db, kind: "query", id: log.id ?? "" });
+    expect(r.status).toBe("failed");
+    expect(r.stages[0]).toMatchObject({ status: "failed", error: "the call ended while this stage was running" });
+  });
+
+  it("never fails the call when the database rejects its writes", async () => {
+    const { app } = ctx();
+    const db = app.database.db;
+    const ds = await freshDataset(app);
+    const logged: string[] = [];
+    const log = await createRunLog(db, "query", { datasetId: ds.id, userId: null, params: {} }, {
+      log: (m) => logged.push(m),
+    });
+    const fn = `gb_test_reject_${ds.id.replaceAll("-", "")}`;
+    await db.execute(sql.raw(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'rejected by test'; END $$`));
+    await db.execute(sql.raw(`CREATE TRIGGER ${fn} BEFORE UPDATE ON gb_query_runs FOR EACH ROW WHEN (OLD.dataset_id = '${ds.id}') EXECUTE FUNCTION ${fn}()`));
+    try {
+      const result = await run(steps, {}, log);
+      await log.finish(null);
+      expect(result.stoppedBy).toBeNull();
+      expect(logged.length).toBeGreaterThanOrEqual(4);
+      expect(logged[0]).toMatch(/run log query .* write failed/);
+      const [row] = await db.select().from(queryRuns).where(and(eq(queryRuns.datasetId, ds.id), eq(queryRuns.id, log.id ?? "")));
+      expect(row?.status).toBe("started"); // nothing could be written after the insert
+    } finally {
+      await db.execute(sql.raw(`DROP TRIGGER ${fn} ON gb_query_runs`));
+      await db.execute(sql.raw(`DROP FUNCTION ${fn}()`));
+    }
+  });
+
+  it("a null log does nothing and the call works", async () => {
+    const spy = vi.fn();
+    const result = await run(steps, {}, nullRunLog, { log: spy });
+    await nullRunLog.finish(null);
+    expect(result.stoppedBy).toBeNull();
+    expect(spy).not.toHaveBeenCalled();
+    expect(nullRunLog.id).toBeNull();
+  });
+
+  it("the raw rows agree with the API (no hidden state)", async () => {
+    const { app } = ctx();
+    const { run: r, ds } = await execute({ fail: "detect" });
+    const rows = await queryRows<{ detect_geo_status: string; detect_geo_error: string }>(
+      app.database.db,
+      sql`SELECT detect_geo_status, detect_geo_error FROM gb_query_runs WHERE dataset_id = ${ds.id} AND id = ${r.id}`,
+    );
+    expect(rows).toEqual([{ detect_geo_status: "failed", detect_geo_error: "geocoder down" }]);
+  });
+});

@@ -1,0 +1,51 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import postgres from "postgres";
+import type { TestProject } from "vitest/node";
+import { dumpPglite, openDatabase } from "../server/db/client";
+import { migrate } from "../server/db/migrate";
+
+/*
+ * Once per test run: a migrated PGlite data dir dumped to a file, so each test file starts its
+ * own PGlite from it in well under a second; and, when TEST_DATABASE_URL is set, a fresh
+ * database on that server for this run (dropped at the end), so runs never see each other's rows
+ * or an older schema.
+ */
+
+export const PGLITE_TEMPLATE = path.resolve(".test-data/pglite-template.tar");
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    pgUrl: string | null;
+    pgliteTemplate: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  mkdirSync(path.dirname(PGLITE_TEMPLATE), { recursive: true });
+  const lite = await migrate(await openDatabase({ driver: "pglite" }));
+  const dump = await dumpPglite(lite);
+  writeFileSync(PGLITE_TEMPLATE, Buffer.from(await dump.arrayBuffer()));
+  await lite.close();
+  project.provide("pgliteTemplate", PGLITE_TEMPLATE);
+
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  if (!serverUrl) {
+    console.log("TEST_DATABASE_URL is unset: the Postgres-server variants of the database tests are skipped.");
+    project.provide("pgUrl", null);
+    return async () => {};
+  }
+  const name = `gb_test_${process.pid}_${Date.now()}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const server = await migrate(await openDatabase({ driver: "postgres", url: url.toString(), max: 2 }));
+  await server.close();
+  project.provide("pgUrl", url.toString());
+
+  return async () => {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  };
+}

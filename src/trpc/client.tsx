@@ -1,0 +1,28 @@
+"use client";
+
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { createTRPCClient, httpBatchStreamLink } from "@trpc/client";
+import { createTRPCContext } from "@trpc/tanstack-react-query";
+import { type ReactNode, useState } from "react";
+import superjson from "superjson";
+import type { AppRouter } from "@/server/api/root";
+
+/** The pages' tRPC: TanStack Query options from `useTRPC()`, e.g. `trpc.runs.query.list.queryOptions(…)`. */
+export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+
+export function Providers({ children }: { children: ReactNode }) {
+  const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000 } } }));
+  const [trpcClient] = useState(() =>
+    createTRPCClient<AppRouter>({
+      // Stream batching: a slow call never holds up the fast ones batched with it.
+      links: [httpBatchStreamLink({ url: "/api/trpc", transformer: superjson })],
+    }),
+  );
+  return (
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        {children}
+      </TRPCProvider>
+    </QueryClientProvider>
+  );
+}
