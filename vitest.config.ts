@@ -10,6 +10,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // PGlite is single-threaded WASM; two cores here, so two workers.
     maxWorkers: 2,
-    reporters: process.env.CI ? ["default", ["json", { outputFile: "test-results/unit.json" }]] : ["default"],
+    reporters: process.env.CI ? ["default", ["json", { outputFile: "reports/unit.json" }]] : ["default"],
   },
 });

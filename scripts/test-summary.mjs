@@ -5,14 +5,14 @@ import { existsSync, readFileSync } from "node:fs";
 let passed = 0;
 let failed = 0;
 let skipped = 0;
-if (existsSync("test-results/unit.json")) {
-  const r = JSON.parse(readFileSync("test-results/unit.json", "utf8"));
+if (existsSync("reports/unit.json")) {
+  const r = JSON.parse(readFileSync("reports/unit.json", "utf8"));
   passed += r.numPassedTests;
   failed += r.numFailedTests;
   skipped += r.numPendingTests + (r.numTodoTests ?? 0);
 }
-if (existsSync("test-results/e2e.json")) {
-  const s = JSON.parse(readFileSync("test-results/e2e.json", "utf8")).stats;
+if (existsSync("reports/e2e.json")) {
+  const s = JSON.parse(readFileSync("reports/e2e.json", "utf8")).stats;
   passed += s.expected;
   failed += s.unexpected + (s.flaky ?? 0);
   skipped += s.skipped;
