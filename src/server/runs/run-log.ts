@@ -28,6 +28,8 @@ interface StageState {
   status: StageStatus;
   error: string | null;
   startedAt: Date | null;
+  finishedAt: Date | null;
+  inferenceIds: string[];
 }
 
 type Log = (message: string, error: unknown) => void;
@@ -45,10 +47,56 @@ export const nullRunLog: RunLog = {
   finish: async () => {},
 };
 
+/*
+ * Every write sends the whole state of the run (its status and every stage group) through one
+ * prepared UPDATE per table and database: no query is built per transition, and since the
+ * observer is the only writer, its state in memory is the row. Writes never overlap: changes
+ * made while one is in flight go out together in the next.
+ */
+function prepareWrite(db: Db, kind: RunKind) {
+  const { table, stages } = runLogs[kind];
+  // Casts in SQL rather than column encoders: drizzle's timestamp encoder does not take null
+  // through a placeholder.
+  const text = (name: string) => sql.placeholder(name);
+  const time = (name: string) => sql`${sql.placeholder(name)}::timestamptz`;
+  const set: Record<string, unknown> = { status: text("status"), error: text("error"), finishedAt: time("finishedAt") };
+  for (const s of stages) {
+    set[`${s.name}_status`] = text(`${s.name}_status`);
+    set[`${s.name}_error`] = text(`${s.name}_error`);
+    set[`${s.name}_started_at`] = time(`${s.name}_started_at`);
+    set[`${s.name}_finished_at`] = time(`${s.name}_finished_at`);
+    if (s.model) set[`${s.name}_inference_ids`] = sql`${sql.placeholder(`${s.name}_inference_ids`)}::uuid[]`;
+  }
+  return (
+    db
+      .update(table)
+      // the keys are generated from the stage table, like the columns they name
+      .set(set as never)
+      .where(and(eq(table.datasetId, sql.placeholder("datasetId")), eq(table.id, sql.placeholder("id"))))
+      .prepare(`gb_${kind}_runs_write`)
+  );
+}
+type Write = ReturnType<typeof prepareWrite>;
+const writes = new WeakMap<Db, Map<RunKind, Write>>();
+
+function preparedWrite(db: Db, kind: RunKind): Write {
+  let byKind = writes.get(db);
+  if (!byKind) writes.set(db, (byKind = new Map()));
+  let w = byKind.get(kind);
+  if (!w) byKind.set(kind, (w = prepareWrite(db, kind)));
+  return w;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
 class TableRunLog implements RunLog {
   private readonly stages = new Map<string, StageState>();
-  private chain: Promise<void> = Promise.resolve();
-  private readonly spec;
+  private status: RunStatus = "started";
+  private error: string | null = null;
+  private finishedAt: Date | null = null;
+  /** the write in flight, if any, and whether state changed since it began */
+  private inFlight: Promise<void> | null = null;
+  private dirty = false;
 
   constructor(
     private readonly db: Db,
@@ -57,84 +105,109 @@ class TableRunLog implements RunLog {
     private readonly datasetId: string,
     private readonly log: Log,
   ) {
-    this.spec = runLogs[kind];
-  }
-
-  /** Queues a write after the earlier ones; the promise settles when it is done, never rejects. */
-  private write(values: Record<string, unknown>): Promise<void> {
-    const { table } = this.spec;
-    this.chain = this.chain.then(async () => {
-      try {
-        await this.db
-          .update(table)
-          // Keys are generated from the stage table, like the columns they name.
-          .set(values as never)
-          .where(and(eq(table.datasetId, this.datasetId), eq(table.id, this.id)));
-      } catch (e) {
-        this.log(`run log ${this.kind} ${this.id}: write failed`, e);
-      }
-    });
-    return this.chain;
-  }
-
-  private state(stage: string): StageState {
-    let s = this.stages.get(stage);
-    if (!s) {
-      s = { status: "not_started", error: null, startedAt: null };
-      this.stages.set(stage, s);
+    for (const s of runLogs[kind].stages) {
+      this.stages.set(s.name, { status: "not_started", error: null, startedAt: null, finishedAt: null, inferenceIds: [] });
     }
+  }
+
+  private values(): Record<string, unknown> {
+    const v: Record<string, unknown> = {
+      id: this.id,
+      datasetId: this.datasetId,
+      status: this.status,
+      error: this.error,
+      finishedAt: iso(this.finishedAt),
+    };
+    for (const s of runLogs[this.kind].stages) {
+      const st = this.stages.get(s.name);
+      if (!st) continue;
+      v[`${s.name}_status`] = st.status;
+      v[`${s.name}_error`] = st.error;
+      v[`${s.name}_started_at`] = iso(st.startedAt);
+      v[`${s.name}_finished_at`] = iso(st.finishedAt);
+      if (s.model) v[`${s.name}_inference_ids`] = st.inferenceIds;
+    }
+    return v;
+  }
+
+  /** Writes the state; resolves once a write that includes every change so far is done. Never rejects. */
+  private flush(): Promise<void> {
+    this.dirty = true;
+    this.inFlight ??= (async () => {
+      while (this.dirty) {
+        this.dirty = false;
+        try {
+          await preparedWrite(this.db, this.kind).execute(this.values());
+        } catch (e) {
+          this.log(`run log ${this.kind} ${this.id}: write failed`, e);
+        }
+      }
+      this.inFlight = null;
+    })();
+    return this.inFlight;
+  }
+
+  private state(stage: string): StageState | undefined {
+    const s = this.stages.get(stage);
+    if (!s) this.log(`run log ${this.kind} ${this.id}: no stage ${stage} in this log`, stage);
     return s;
   }
 
+  /** Written before the stage runs, so a watcher sees which stage the call is in. */
   start(stage: string): Promise<void> {
     const s = this.state(stage);
+    if (!s) return Promise.resolve();
     s.status = "started";
     // A stage inside an Each starts once per item and keeps its first start time.
     s.startedAt ??= new Date();
-    return this.write({ [`${stage}_status`]: s.status, [`${stage}_started_at`]: s.startedAt });
+    return this.flush();
   }
 
-  done(stage: string, error: Error | null): Promise<void> {
+  /**
+   * Not written at once: the runner's next step is the next stage's start (or the call's
+   * finish), which writes it with no time in between that a watcher could see.
+   */
+  done(stage: string, error: Error | null): void {
     const s = this.state(stage);
+    if (!s) return;
     // Once failed (on any item), a stage stays failed with its first error.
     if (error && s.error === null) s.error = message(error);
-    s.status = error || s.error !== null ? "failed" : "succeeded";
-    return this.write({
-      [`${stage}_status`]: s.status,
-      [`${stage}_error`]: s.error,
-      [`${stage}_finished_at`]: new Date(),
-    });
+    s.status = s.error !== null ? "failed" : "succeeded";
+    s.finishedAt = new Date();
+    this.dirty = true;
   }
 
-  skip(stage: string): Promise<void> {
-    this.state(stage).status = "skipped";
-    return this.write({ [`${stage}_status`]: "skipped" });
+  skip(stage: string): void {
+    const s = this.state(stage);
+    if (!s) return;
+    s.status = "skipped";
+    this.dirty = true;
   }
 
   addInference(stage: string, inferenceId: string): Promise<void> {
-    const column = this.spec.table[`${stage}_inference_ids` as keyof typeof this.spec.table];
-    if (!column) {
+    const s = this.state(stage);
+    if (!s) return Promise.resolve();
+    if (!runLogs[this.kind].stages.find((d) => d.name === stage)?.model) {
       this.log(`run log ${this.kind} ${this.id}: stage ${stage} runs no models`, inferenceId);
-      return this.chain;
+      return Promise.resolve();
     }
-    return this.write({ [`${stage}_inference_ids`]: sql`array_append(${column}, ${inferenceId}::uuid)` });
+    s.inferenceIds.push(inferenceId);
+    return this.flush();
   }
 
   async finish(error: Error | null): Promise<void> {
     const now = new Date();
-    const values: Record<string, unknown> = {
-      status: (error ? "failed" : "succeeded") satisfies RunStatus,
-      error: error ? message(error) : null,
-      finishedAt: now,
-    };
+    this.status = error ? "failed" : "succeeded";
+    this.error = error ? message(error) : null;
+    this.finishedAt = now;
     // No stage is left open: a stage still started when the call ended failed with it.
-    for (const [name, s] of this.stages) {
+    for (const s of this.stages.values()) {
       if (s.status !== "started") continue;
-      values[`${name}_status`] = "failed";
-      values[`${name}_error`] = s.error ?? "the call ended while this stage was running";
-      values[`${name}_finished_at`] = now;
+      s.status = "failed";
+      s.error ??= "the call ended while this stage was running";
+      s.finishedAt = now;
     }
-    await this.write(values);
+    await this.flush();
   }
 }
 
