@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { expect, test } from "@playwright/test";
 import postgres from "postgres";
+import { createScratchDatabase } from "../src/server/db/scratch";
 
 /*
  * The built app on a Postgres server (DATABASE_URL) rather than PGlite: it migrates a fresh
@@ -27,30 +28,25 @@ if (!serverUrl) {
 } else {
   test("npm start with DATABASE_URL serves health from the Postgres server", async () => {
     test.setTimeout(90_000);
-    const name = `gb_e2e_${process.pid}_${Date.now()}`;
-    const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`CREATE DATABASE ${name}`);
-    const url = new URL(serverUrl);
-    url.pathname = `/${name}`;
+    const scratch = await createScratchDatabase(serverUrl, "gb_e2e");
+    const admin = postgres(scratch.url, { max: 1, onnotice: () => {} });
     const port = 3100 + 7;
     let child: ChildProcess | undefined;
     try {
       child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)], {
-        env: { ...process.env, DATABASE_URL: url.toString(), GB_MODELS: "builtin", OPENAI_API_KEY: "" },
+        env: { ...process.env, DATABASE_URL: scratch.url, GB_MODELS: "builtin", OPENAI_API_KEY: "" },
         stdio: "ignore",
       });
       const res = await waitForHealth(`http://127.0.0.1:${port}/api/health`, 60_000);
       const vector = (await admin`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`).length > 0;
       expect(await res.json()).toEqual({ ok: true, db: "postgres", models: "builtin", vector: vector ? "pgvector" : "fallback" });
       // migrated at start: the run-log tables and the default dataset exist
-      const inDb = postgres(url.toString(), { max: 1 });
-      const [row] = await inDb`SELECT count(*)::int AS n FROM datasets WHERE name = 'default'`;
-      await inDb.end();
+      const [row] = await admin`SELECT count(*)::int AS n FROM datasets WHERE name = 'default'`;
       expect(row?.n).toBe(1);
     } finally {
       child?.kill("SIGTERM");
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();
+      await scratch.drop();
     }
   });
 }

@@ -1,6 +1,6 @@
-import postgres from "postgres";
 import { type Database, openDatabase } from "../../src/server/db/client";
 import { migrate } from "../../src/server/db/migrate";
+import { createScratchDatabase } from "../../src/server/db/scratch";
 
 /**
  * The databases a benchmark runs on: a fresh in-memory PGlite, and a fresh database on the
@@ -23,19 +23,14 @@ export async function benchDatabases(): Promise<BenchDatabase[]> {
     console.log("(no BENCH_DATABASE_URL / TEST_DATABASE_URL / DATABASE_URL: Postgres server figures left out)");
     return out;
   }
-  const name = `gb_bench_${process.pid}_${Date.now()}`;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const server = await migrate(await openDatabase({ driver: "postgres", url: url.toString(), max: 4 }));
+  const scratch = await createScratchDatabase(serverUrl, "gb_bench");
+  const server = await migrate(await openDatabase({ driver: "postgres", url: scratch.url, max: 4 }));
   out.push({
     name: "postgres",
     database: server,
     close: async () => {
       await server.close();
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
+      await scratch.drop();
     },
   });
   return out;

@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import postgres from "postgres";
 import type { TestProject } from "vitest/node";
 import { dumpPglite, openDatabase } from "../server/db/client";
 import { migrate } from "../server/db/migrate";
+import { createScratchDatabase } from "../server/db/scratch";
 
 /*
  * Once per test run: a migrated PGlite data dir dumped to a file, so each test file starts its
@@ -35,17 +35,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide("pgUrl", null);
     return async () => {};
   }
-  const name = `gb_test_${process.pid}_${Date.now()}`;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const server = await migrate(await openDatabase({ driver: "postgres", url: url.toString(), max: 2 }));
+  const scratch = await createScratchDatabase(serverUrl, "gb_test");
+  const server = await migrate(await openDatabase({ driver: "postgres", url: scratch.url, max: 2 }));
   await server.close();
-  project.provide("pgUrl", url.toString());
-
-  return async () => {
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  };
+  project.provide("pgUrl", scratch.url);
+  return scratch.drop;
 }
