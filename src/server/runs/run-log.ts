@@ -72,7 +72,9 @@ function prepareWrite(db: Db, kind: RunKind) {
       .update(table)
       // the keys are generated from the stage table, like the columns they name
       .set(set as never)
-      .where(and(eq(table.datasetId, sql.placeholder("datasetId")), eq(table.id, sql.placeholder("id"))))
+      // Only a started run is written: once finished, or marked abandoned by the remember
+      // manager, no late write of a process that lost its lease can bring it back.
+      .where(and(eq(table.datasetId, sql.placeholder("datasetId")), eq(table.id, sql.placeholder("id")), eq(table.status, "started")))
       .prepare(`gb_${kind}_runs_write`)
   );
 }
@@ -250,17 +252,10 @@ export async function createQueuedRun(db: Db, kind: RunKind, init: RunLogInit): 
   return id;
 }
 
-/** Marks a queued run started and returns its observer (the remember manager's worker). */
-export async function startQueuedRun(
-  db: Db,
-  kind: RunKind,
-  run: { id: string; datasetId: string },
-  options: RunLogOptions = {},
-): Promise<RunLog> {
-  const { table } = runLogs[kind];
-  await db
-    .update(table)
-    .set({ status: "started", startedAt: new Date() })
-    .where(and(eq(table.datasetId, run.datasetId), eq(table.id, run.id)));
+/**
+ * The observer of a run already marked started (the remember manager claims a queued run and
+ * starts it in one statement, then hands it to this).
+ */
+export function attachRunLog(db: Db, kind: RunKind, run: { id: string; datasetId: string }, options: RunLogOptions = {}): RunLog {
   return new TableRunLog(db, kind, run.id, run.datasetId, options.log ?? defaultLog);
 }

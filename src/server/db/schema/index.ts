@@ -1,3 +1,4 @@
 export * from "./datasets";
+export * from "./graph";
 export * from "./inferences";
 export { queryRuns, rememberRuns } from "./run-logs";

@@ -1,7 +1,8 @@
 import { desc, type SQL, sql } from "drizzle-orm";
-import { index, pgTable, primaryKey } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, bigint, index, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { QueryStages, RememberStages, type StageDef } from "../../../lib/stages";
 import {
+  ts,
   inferenceIdsColumn,
   runColumns,
   stageErrorColumn,
@@ -42,8 +43,16 @@ export function stageColumns<const S extends Defs>(stages: S): StageColumns<S> {
   return columns as StageColumns<S>;
 }
 
-function runLogTable<const S extends Defs>(name: string, stages: S) {
-  return pgTable(name, { ...runColumns(), ...stageColumns(stages) }, (t) => [
+interface RunKeyColumns {
+  datasetId: AnyPgColumn;
+  id: AnyPgColumn;
+  createdAt: AnyPgColumn;
+  status: AnyPgColumn;
+}
+
+/** The keys and indexes every run-log table has. */
+function runLogKeys(name: string, t: RunKeyColumns) {
+  return [
     primaryKey({ columns: [t.datasetId, t.id] }),
     // runs.*.get by id alone
     index(`${name}_id_idx`).on(t.id),
@@ -51,11 +60,34 @@ function runLogTable<const S extends Defs>(name: string, stages: S) {
     index(`${name}_list_idx`).on(t.datasetId, desc(t.createdAt), desc(t.id)),
     // runs.*.list filtered by status, and counts by status
     index(`${name}_status_idx`).on(t.datasetId, t.status, desc(t.createdAt)),
-  ]);
+  ];
 }
 
-export const rememberRuns = runLogTable("gb_remember_runs", RememberStages);
-export const queryRuns = runLogTable("gb_query_runs", QueryStages);
+/**
+ * The remember log is also the remember queue (the remember manager): submission order, and the
+ * lease of the process running a started run, so that a run whose process died is detected.
+ */
+export const rememberRuns = pgTable(
+  "gb_remember_runs",
+  {
+    ...runColumns(),
+    seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity().notNull(),
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: ts("lease_expires_at"),
+    ...stageColumns(RememberStages),
+  },
+  (t) => [
+    ...runLogKeys("gb_remember_runs", t),
+    // the queue: each dataset's next queued run, in submission order
+    index("gb_remember_runs_queued_idx").on(t.datasetId, t.seq).where(sql`status = 'queued'`),
+    // the queue: started runs, to find a dataset's running one and expired leases
+    index("gb_remember_runs_started_idx").on(t.datasetId, t.leaseExpiresAt).where(sql`status = 'started'`),
+  ],
+);
+
+export const queryRuns = pgTable("gb_query_runs", { ...runColumns(), ...stageColumns(QueryStages) }, (t) =>
+  runLogKeys("gb_query_runs", t),
+);
 
 export type RememberRunRow = typeof rememberRuns.$inferSelect;
 export type QueryRunRow = typeof queryRuns.$inferSelect;

@@ -1,0 +1,193 @@
+import { type SQL, sql } from "drizzle-orm";
+import {
+  customType,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  real,
+  text,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { ts } from "./columns";
+
+/*
+ * The temporal knowledge graph: what `remember` stores and `query` reads. Facts are never
+ * deleted by remember: a contradicted fact gets invalid_at (when it stopped holding in the world)
+ * and expired_at (when we retired it), and the run that did it.
+ */
+
+const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+const englishTsv = (name: string, expr: SQL) => tsvector(name).generatedAlwaysAs(sql`to_tsvector('english', ${expr})`);
+
+export interface TextSource {
+  kind?: string;
+  id?: string;
+  url?: string;
+  speaker?: string;
+}
+
+/** One input to remember, whole. */
+export const texts = pgTable(
+  "gb_texts",
+  {
+    datasetId: uuid("dataset_id").notNull(),
+    id: uuid("id").notNull(),
+    runId: uuid("run_id").notNull(),
+    content: text("content").notNull(),
+    source: jsonb("source").$type<TextSource>().notNull(),
+    seriesKey: text("series_key"),
+    /** 1-based place in its series, set by store_series */
+    seriesPosition: integer("series_position"),
+    occurredAt: ts("occurred_at"),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.datasetId, t.id] }),
+    // a run's text (changes, purge)
+    index("gb_texts_run_idx").on(t.datasetId, t.runId),
+    // a series in order (store_series, fetch_series)
+    index("gb_texts_series_idx").on(t.datasetId, t.seriesKey, t.seriesPosition),
+  ],
+);
+
+export const chunks = pgTable(
+  "gb_chunks",
+  {
+    datasetId: uuid("dataset_id").notNull(),
+    id: uuid("id").notNull(),
+    textId: uuid("text_id").notNull(),
+    runId: uuid("run_id").notNull(),
+    /** 0-based place in its text */
+    index: integer("idx").notNull(),
+    content: text("content").notNull(),
+    summary: text("summary").notNull(),
+    tokenCount: integer("token_count").notNull(),
+    embedding: real("embedding").array(),
+    createdAt: ts("created_at").notNull(),
+    searchTsv: englishTsv("search_tsv", sql`coalesce(summary, '') || ' ' || content`),
+  },
+  (t) => [
+    primaryKey({ columns: [t.datasetId, t.id] }),
+    // a text's chunks in order
+    index("gb_chunks_text_idx").on(t.datasetId, t.textId, t.index),
+    // query: full text over chunk summaries and content
+    index("gb_chunks_tsv_idx").using("gin", t.searchTsv),
+  ],
+);
+
+export const entities = pgTable(
+  "gb_entities",
+  {
+    datasetId: uuid("dataset_id").notNull(),
+    id: uuid("id").notNull(),
+    name: text("name").notNull(),
+    /** normalised name: lowercase, accents and punctuation folded */
+    nameKey: text("name_key").notNull(),
+    type: text("type").notNull(),
+    aliases: text("aliases").array().notNull().default([]),
+    /** normalised aliases, for exact alias matches */
+    aliasKeys: text("alias_keys").array().notNull().default([]),
+    summary: text("summary"),
+    embedding: real("embedding").array(),
+    lat: doublePrecision("lat"),
+    lon: doublePrecision("lon"),
+    createdAt: ts("created_at").notNull(),
+    createdRunId: uuid("created_run_id"),
+    updatedAt: ts("updated_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.datasetId, t.id] }),
+    // load_candidates: exact normalised name
+    index("gb_entities_name_key_idx").on(t.datasetId, t.nameKey),
+    // load_candidates: exact alias
+    index("gb_entities_alias_keys_idx").using("gin", t.aliasKeys),
+    // load_candidates and query: similar names (pg_trgm)
+    index("gb_entities_name_trgm_idx").using("gin", t.nameKey.op("gin_trgm_ops")),
+    // graph.entities: a dataset's entities by name
+    index("gb_entities_name_idx").on(t.datasetId, t.name),
+    // changes: what a run created
+    index("gb_entities_run_idx").on(t.datasetId, t.createdRunId),
+  ],
+);
+
+export const facts = pgTable(
+  "gb_facts",
+  {
+    datasetId: uuid("dataset_id").notNull(),
+    id: uuid("id").notNull(),
+    subjectId: uuid("subject_id").notNull(),
+    /** snake_case verb phrase */
+    predicate: text("predicate").notNull(),
+    objectId: uuid("object_id"),
+    /** the object when it is a literal value rather than an entity */
+    objectValue: text("object_value"),
+    sentence: text("sentence").notNull(),
+    /** when it started / stopped holding in the world, when the text says */
+    validAt: ts("valid_at"),
+    invalidAt: ts("invalid_at"),
+    /** when we learnt it / retired it */
+    createdAt: ts("created_at").notNull(),
+    expiredAt: ts("expired_at"),
+    textId: uuid("text_id").notNull(),
+    chunkId: uuid("chunk_id").notNull(),
+    createdRunId: uuid("created_run_id").notNull(),
+    invalidatedRunId: uuid("invalidated_run_id"),
+    /** the fact that replaced this one, when one did */
+    invalidatedBy: uuid("invalidated_by"),
+    embedding: real("embedding").array(),
+    sentenceTsv: englishTsv("sentence_tsv", sql`sentence`),
+  },
+  (t) => [
+    primaryKey({ columns: [t.datasetId, t.id] }),
+    // resolve_edges: a subject's current facts, by predicate
+    index("gb_facts_subject_idx").on(t.datasetId, t.subjectId, t.predicate).where(sql`expired_at IS NULL`),
+    // graph.entity and neighbourhood: facts pointing at an entity
+    index("gb_facts_object_idx").on(t.datasetId, t.objectId),
+    // graph.entity: all of a subject's facts, past ones too
+    index("gb_facts_subject_all_idx").on(t.datasetId, t.subjectId),
+    // query and load_candidates: full text over fact sentences
+    index("gb_facts_tsv_idx").using("gin", t.sentenceTsv),
+    // changes: what a run created and what it invalidated
+    index("gb_facts_created_run_idx").on(t.datasetId, t.createdRunId),
+    index("gb_facts_invalidated_run_idx").on(t.datasetId, t.invalidatedRunId),
+  ],
+);
+
+/**
+ * Provenance beyond the first: every chunk that stated an entity or a fact, including the ones
+ * that found it already known. Purge (#5) uses it to find what only one person supports.
+ */
+export const mentions = pgTable(
+  "gb_mentions",
+  {
+    datasetId: uuid("dataset_id").notNull(),
+    chunkId: uuid("chunk_id").notNull(),
+    targetKind: text("target_kind").$type<"entity" | "fact">().notNull(),
+    targetId: uuid("target_id").notNull(),
+    textId: uuid("text_id").notNull(),
+    runId: uuid("run_id").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.datasetId, t.chunkId, t.targetKind, t.targetId] }),
+    // who supports an entity or fact
+    index("gb_mentions_target_idx").on(t.datasetId, t.targetKind, t.targetId),
+  ],
+);
+
+/** What each remember stage produced, per item, for debugging (runs.remember.outputs). */
+export const rememberStageOutputs = pgTable(
+  "gb_remember_run_stage_outputs",
+  {
+    datasetId: uuid("dataset_id").notNull(),
+    runId: uuid("run_id").notNull(),
+    stage: text("stage").notNull(),
+    /** the Each item (chunk index); 0 for a stage that runs once */
+    itemIndex: integer("item_index").notNull(),
+    output: jsonb("output").notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.datasetId, t.runId, t.stage, t.itemIndex] })],
+);
