@@ -44,6 +44,16 @@ export const EnvSchema = z
     GB_MODEL_MAX_RETRIES: withDefault(z.coerce.number().int().min(0).max(10), 2),
     /** per-stage model defaults, e.g. {"extract_graph":{"model":"gpt-4o","reasoning":"low"}} */
     GB_STAGE_MODELS: withDefault(jsonText(StageModels), "{}"),
+    /** the largest text remember accepts, in bytes of UTF-8 */
+    GB_MAX_TEXT_BYTES: withDefault(z.coerce.number().int().min(1), 1024 * 1024),
+    /** remember runs at once in one process (different datasets; one dataset is always serial) */
+    GB_REMEMBER_CONCURRENCY: withDefault(z.coerce.number().int().min(1).max(64), 2),
+    /** how long a started remember run is held by its process without a heartbeat */
+    GB_REMEMBER_LEASE_MS: withDefault(z.coerce.number().int().min(200), 30_000),
+    GB_CHUNK_TOKENS: withDefault(z.coerce.number().int().min(32).max(8192), 512),
+    GB_CHUNK_OVERLAP_TOKENS: withDefault(z.coerce.number().int().min(0).max(2048), 64),
+    /** chunks extracted and summarised at once within one run */
+    GB_EXTRACT_CONCURRENCY: withDefault(z.coerce.number().int().min(1).max(64), 4),
     PORT: withDefault(z.coerce.number().int().min(1).max(65535), 3000),
   })
   .transform((e, ctx) => {

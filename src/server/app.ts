@@ -6,6 +6,8 @@ import { migrate } from "./db/migrate";
 import { ensureDefaultDataset } from "./datasets/datasets";
 import { createProvider, resolveStageOptions } from "./models/factory";
 import type { CallOptions, ModelProvider } from "./models/types";
+import { executeRememberRun } from "./remember/execute";
+import { createRememberManager, type RememberManager } from "./remember/manager";
 
 /**
  * Everything a request needs, made once per process: the database (migrated, with the default
@@ -17,6 +19,10 @@ export interface App {
   readonly provider: ModelProvider;
   /** per-stage CallOptions from GB_STAGE_MODELS; a request's options go on top */
   readonly stageOptions: Readonly<Record<string, CallOptions>>;
+  /** the remember queue's worker in this process */
+  readonly remember: RememberManager;
+  /** stops the worker (waiting for runs in progress) and closes the database */
+  close(): Promise<void>;
 }
 
 export interface Health {
@@ -32,15 +38,38 @@ export function databaseOptions(env: Env) {
     : ({ driver: "pglite", dataDir: path.join(env.GB_DATA_DIR, "pglite") } as const);
 }
 
-export async function createApp({ env, database }: { env: Env; database?: Database }): Promise<App> {
+export interface CreateAppOptions {
+  env: Env;
+  /** an open database (tests); else the one the environment names */
+  database?: Database;
+  /** start the remember worker (default true); off for a process that only serves reads */
+  worker?: boolean;
+  /** how often the worker looks for queued runs and expired leases (default 500 ms) */
+  pollMs?: number;
+}
+
+export async function createApp({ env, database, worker = true, pollMs }: CreateAppOptions): Promise<App> {
   const db = await migrate(database ?? (await openDatabase(databaseOptions(env))));
   await ensureDefaultDataset(db.db);
-  return {
+  const app: App = {
     env,
     database: db,
     provider: createProvider(env),
     stageOptions: resolveStageOptions(env.GB_STAGE_MODELS),
+    remember: createRememberManager({
+      db: db.db,
+      concurrency: env.GB_REMEMBER_CONCURRENCY,
+      leaseMs: env.GB_REMEMBER_LEASE_MS,
+      pollMs,
+      execute: (run) => executeRememberRun(app, run),
+    }),
+    close: async () => {
+      await app.remember.stop();
+      await db.close();
+    },
   };
+  if (worker) app.remember.start();
+  return app;
 }
 
 export function health(app: App): Health {

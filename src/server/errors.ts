@@ -28,3 +28,13 @@ export class ValidationError extends DomainError {
     this.name = "ValidationError";
   }
 }
+
+export class PayloadTooLargeError extends DomainError {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(`${field}: ${message}`);
+    this.name = "PayloadTooLargeError";
+  }
+}

@@ -33,7 +33,11 @@ export function testEnv(overrides: Record<string, string> = {}): Env {
  * Declares `fn`'s tests once per driver. The Postgres variant is skipped, with the reason
  * printed, only when TEST_DATABASE_URL is unset.
  */
-export function describeEachDriver(name: string, fn: (ctx: () => { app: App; database: Database }, driver: TestDriver) => void): void {
+export function describeEachDriver(
+  name: string,
+  fn: (ctx: () => { app: App; database: Database }, driver: TestDriver) => void,
+  options: { env?: () => Record<string, string> } = {},
+): void {
   for (const driver of ["pglite", "postgres"] as const) {
     const unavailable = driver === "postgres" && !inject("pgUrl");
     if (unavailable) console.log(`${name} [postgres]: skipped, TEST_DATABASE_URL is unset`);
@@ -41,11 +45,11 @@ export function describeEachDriver(name: string, fn: (ctx: () => { app: App; dat
       let state: { app: App; database: Database } | undefined;
       beforeAll(async () => {
         const database = await openTestDatabase(driver);
-        const app = await createApp({ env: testEnv(), database });
+        const app = await createApp({ env: testEnv(options.env?.()), database, pollMs: 50 });
         state = { app, database: app.database };
       });
       afterAll(async () => {
-        await state?.database.close();
+        await state?.app.close();
       });
       fn(() => {
         if (!state) throw new Error("test database not open yet");

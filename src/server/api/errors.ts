@@ -1,5 +1,5 @@
 import { TRPCError } from "@trpc/server";
-import { ConflictError, DomainError, NotFoundError, ValidationError } from "../errors";
+import { ConflictError, DomainError, NotFoundError, PayloadTooLargeError, ValidationError } from "../errors";
 
 /** The one place domain errors become answers. Unknown errors never leak their message. */
 export function toTRPCError(error: TRPCError, path: string): TRPCError {
@@ -10,8 +10,8 @@ export function toTRPCError(error: TRPCError, path: string): TRPCError {
         ? "NOT_FOUND"
         : cause instanceof ConflictError
           ? "CONFLICT"
-          : cause instanceof ValidationError
-            ? "BAD_REQUEST"
+          : cause instanceof PayloadTooLargeError
+            ? "PAYLOAD_TOO_LARGE"
             : "BAD_REQUEST";
     return new TRPCError({ code, message: cause.message, cause });
   }
@@ -27,6 +27,7 @@ export function toHttpError(e: unknown): { status: number; message: string } {
   if (e instanceof NotFoundError) return { status: 404, message: e.message };
   if (e instanceof ConflictError) return { status: 409, message: e.message };
   if (e instanceof ValidationError) return { status: 400, message: e.message };
+  if (e instanceof PayloadTooLargeError) return { status: 413, message: e.message };
   console.error("REST route failed", e);
   return { status: 500, message: "internal error" };
 }

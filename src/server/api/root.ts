@@ -1,4 +1,6 @@
 import { datasetsRouter } from "./routers/datasets";
+import { graphRouter } from "./routers/graph";
+import { rememberRouter } from "./routers/remember";
 import { runsRouter } from "./routers/runs";
 import { systemRouter } from "./routers/system";
 import { createCallerFactory, router } from "./trpc";
@@ -7,6 +9,8 @@ export const appRouter = router({
   system: systemRouter,
   datasets: datasetsRouter,
   runs: runsRouter,
+  remember: rememberRouter,
+  graph: graphRouter,
 });
 
 export type AppRouter = typeof appRouter;

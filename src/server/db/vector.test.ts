@@ -14,14 +14,18 @@ const vectors: Record<string, number[]> = {
 describeEachDriver("vector search", (ctx, driver) => {
   async function nearest(pgvector: boolean) {
     const { db } = ctx().database;
-    const table = sql.raw(`gb_test_vec_${pgvector ? "pv" : "fb"}_${driver}`);
-    await db.execute(sql`CREATE TEMP TABLE IF NOT EXISTS ${table} (name text, embedding real[])`);
-    await db.execute(sql`TRUNCATE ${table}`);
-    for (const [name, v] of Object.entries(vectors)) {
-      await db.execute(sql`INSERT INTO ${table} VALUES (${name}, ${`{${v.join(",")}}`}::real[])`);
+    // a table of its own, not TEMP: the pool may answer each statement on another connection
+    const table = sql.raw(`gb_test_vec_${crypto.randomUUID().replaceAll("-", "")}`);
+    await db.execute(sql`CREATE TABLE ${table} (name text, embedding real[])`);
+    try {
+      for (const [name, v] of Object.entries(vectors)) {
+        await db.execute(sql`INSERT INTO ${table} VALUES (${name}, ${`{${v.join(",")}}`}::real[])`);
+      }
+      const distance = cosineDistance(sql`embedding`, [1, 0, 0], { pgvector, dimensions: 3 });
+      return await queryRows<{ name: string; d: number }>(db, sql`SELECT name, ${distance} AS d FROM ${table} ORDER BY d, name`);
+    } finally {
+      await db.execute(sql`DROP TABLE ${table}`);
     }
-    const distance = cosineDistance(sql`embedding`, [1, 0, 0], { pgvector, dimensions: 3 });
-    return queryRows<{ name: string; d: number }>(db, sql`SELECT name, ${distance} AS d FROM ${table} ORDER BY d, name`);
   }
 
   it("ranks by cosine distance on the fallback path", async () => {

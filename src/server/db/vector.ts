@@ -26,3 +26,11 @@ export function cosineDistance(
   }
   return sql`gb_cosine_distance(${column}, ${`{${query.join(",")}}`}::real[])`;
 }
+
+/**
+ * The condition an embedding search adds so that pgvector's partial HNSW indexes (migration 0003:
+ * vectors of 256 dimensions) can serve it, and rows of another size never reach the cast.
+ */
+export function vectorRows(column: SQLWrapper, dimensions: number): SQL {
+  return sql`array_length(${column}, 1) = ${sql.raw(String(Math.trunc(dimensions)))}`;
+}

@@ -25,7 +25,7 @@ export function createProvider(env: Env): ModelProvider {
  * options (later wins, field by field).
  */
 export function resolveStageOptions(
-  ...layers: (Readonly<Record<string, CallOptions>> | undefined)[]
+  ...layers: (Readonly<Partial<Record<string, CallOptions>>> | undefined)[]
 ): Record<string, CallOptions> {
   const out: Record<string, CallOptions> = {};
   for (const layer of layers) {

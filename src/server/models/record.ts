@@ -14,6 +14,8 @@ import type {
   ModelProvider,
   ModelResult,
   ProviderName,
+  ResolveEdges,
+  ResolveEdgesInput,
   Summary,
   Task,
   ToolDef,
@@ -34,6 +36,7 @@ export interface Models {
     opts?: CallOptions,
   ): Promise<ExtractedGraph>;
   summarize(input: { text: string }, opts?: CallOptions): Promise<Summary>;
+  resolveEdges(input: ResolveEdgesInput, opts?: CallOptions): Promise<ResolveEdges>;
   embed(input: { texts: string[] }, opts?: CallOptions): Promise<number[][]>;
   answer(input: { question: string; context: ContextItem[] }, opts?: CallOptions): Promise<Answer>;
   chat(input: { messages: ChatMessage[]; tools?: ToolDef[] }, opts?: CallOptions): Promise<ChatReply>;
@@ -114,6 +117,7 @@ export function recordedModels(provider: ModelProvider, target: RecordTarget): M
     classifyComplexity: (input, o) => call("classify", o, (opts) => provider.classifyComplexity(input, opts)),
     extractGraph: (input, o) => call("extract", o, (opts) => provider.extractGraph(input, opts)),
     summarize: (input, o) => call("summarize", o, (opts) => provider.summarize(input, opts)),
+    resolveEdges: (input, o) => call("resolve", o, (opts) => provider.resolveEdges(input, opts)),
     embed: (input, o) => call("embed", o, (opts) => provider.embed(input, opts)),
     answer: (input, o) => call("answer", o, (opts) => provider.answer(input, opts)),
     chat: (input, o) => call("chat", o, (opts) => provider.chat(input, opts)),

@@ -65,6 +65,55 @@ export const Answer = z.object({
 });
 export type Answer = z.infer<typeof Answer>;
 
+/** An existing entity a new one may be (load_candidates found it by name, text or vector). */
+export interface EntityCandidate {
+  /** opaque reference the answer points back with (an id, or a short key like "e1") */
+  ref: string;
+  name: string;
+  type: string;
+  aliases: string[];
+  summary: string | null;
+}
+/** A current fact a new one may duplicate or contradict. */
+export interface FactCandidate {
+  ref: string;
+  subject: string;
+  predicate: string;
+  object: string;
+  sentence: string;
+  validAt: string | null;
+}
+
+/** What resolve_edges asks: for each new entity and fact, its candidates among what is stored. */
+export interface ResolveEdgesInput {
+  /** new entities whose identity is uncertain, each with existing candidates */
+  entities: { n: number; name: string; type: string; aliases: string[]; candidates: EntityCandidate[] }[];
+  /** new facts, each with current facts it may duplicate or contradict (same subject and predicate, or same subject and object) */
+  facts: {
+    n: number;
+    subject: string;
+    predicate: string;
+    object: string;
+    sentence: string;
+    validAt: string | null;
+    candidates: FactCandidate[];
+  }[];
+}
+
+/**
+ * The answer: one row per input `n`. `match` is the ref of the existing entity the new one is,
+ * or null for a new entity; `duplicateOf` the ref of a current fact that states the same thing;
+ * `contradicts` the refs of current facts that cannot hold together with the new one, whatever
+ * their dates: the caller decides which one ends (the later validAt supersedes; undated, the new
+ * fact does). Refs are always among the candidates of that same `n`. Providers return exactly
+ * one row per input n, in input order; an item without candidates is new (null / []).
+ */
+export const ResolveEdges = z.object({
+  entities: z.array(z.object({ n: z.number().int(), match: z.string().nullable() })),
+  facts: z.array(z.object({ n: z.number().int(), duplicateOf: z.string().nullable(), contradicts: z.array(z.string()) })),
+});
+export type ResolveEdges = z.infer<typeof ResolveEdges>;
+
 export interface ContextItem {
   n: number;
   text: string;
@@ -107,7 +156,7 @@ export interface ModelResult<T> {
   tokensOut: number | null;
 }
 
-export type Task = "classify" | "extract" | "summarize" | "embed" | "answer" | "chat";
+export type Task = "classify" | "extract" | "summarize" | "embed" | "answer" | "chat" | "resolve";
 
 export interface ModelProvider {
   readonly name: ProviderName;
@@ -118,6 +167,8 @@ export interface ModelProvider {
     opts: CallOptions,
   ): Promise<ModelResult<ExtractedGraph>>;
   summarize(input: { text: string }, opts: CallOptions): Promise<ModelResult<Summary>>;
+  /** resolve_edges: which new entities are existing ones, which new facts repeat or contradict current ones */
+  resolveEdges(input: ResolveEdgesInput, opts: CallOptions): Promise<ModelResult<ResolveEdges>>;
   /** one vector per text, all of `dimensions` length, L2-normalised */
   embed(input: { texts: string[] }, opts: CallOptions): Promise<ModelResult<number[][]>>;
   answer(

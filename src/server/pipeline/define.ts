@@ -5,7 +5,7 @@ interface StageSpec<J> {
   run: (job: J) => StageResult | Promise<StageResult>;
   policy?: Policy;
   enabled?: (job: J) => boolean;
-  also?: readonly string[];
+  also?: readonly string[] | ((job: J) => readonly string[]);
 }
 
 export function stage<J>(spec: StageSpec<J>): Stage<J> {
@@ -41,7 +41,7 @@ export function names<J>(steps: readonly Step<J>[]): string[] {
       if (step.kind === "each") walk(step.steps);
       else {
         add(step.name);
-        step.also.forEach(add);
+        if (typeof step.also !== "function") step.also.forEach(add);
       }
     }
   };

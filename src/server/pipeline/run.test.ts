@@ -15,7 +15,7 @@ interface Options<J> {
   does?: (job: J) => StageResult | Promise<StageResult>;
   policy?: Policy;
   enabled?: (job: J) => boolean;
-  also?: string[];
+  also?: string[] | ((job: J) => readonly string[]);
 }
 
 /** A stage that notes ["run", name] in the recorder's sequence, then does its work. */
@@ -511,6 +511,35 @@ describe("run: also", () => {
     ];
     expect(rec.calls).toEqual([...once, ...once]);
     expect(rec.stages(["store", "store_series"]).store_series?.startedAt).toBe(1);
+  });
+});
+
+describe("run: also decided per call", () => {
+  // store does store_series too for a one-chunk text; a longer text has its own store_series stage
+  const pipeline = (rec: RecordingObserver) => [
+    each<Job, string>(chunks, [
+      stageOf<ChunkItem>(rec, "store", { also: ({ job: j }) => (j.chunks.length === 1 ? ["store_series"] : []) }),
+    ]),
+    stageOf(rec, "store_series", { enabled: (j) => j.chunks.length > 1 }),
+  ];
+
+  it("starts and ends the named stage with its owner, and the stage of its own is not skipped over it", async () => {
+    const rec = new RecordingObserver();
+    await run(pipeline(rec), job("c0"), rec);
+    expect(rec.calls).toEqual([
+      ["start", "store"],
+      ["start", "store_series"],
+      ["run", "store"],
+      ["done", "store", null],
+      ["done", "store_series", null],
+    ]);
+  });
+
+  it("names nothing for another call, which runs the stage on its own", async () => {
+    const rec = new RecordingObserver();
+    await run(pipeline(rec), job("c0", "c1"), rec);
+    expect(rec.calls).toEqual([...ranOk("store"), ...ranOk("store"), ...ranOk("store_series")]);
+    expect(names(pipeline(rec))).toEqual(["store", "store_series"]);
   });
 });
 

@@ -74,7 +74,7 @@ class Runner {
         await this.skipUntouched(step.steps);
         continue;
       }
-      for (const name of [step.name, ...step.also]) {
+      for (const name of [step.name, ...(typeof step.also === "function" ? [] : step.also)]) {
         if (this.touched.has(name)) continue;
         this.touched.add(name);
         await this.hook("skip", () => this.observer.skip(name));
@@ -87,10 +87,11 @@ class Runner {
       await this.skipUntouched([s]);
       return;
     }
-    const group = [s.name, ...s.also];
+    const group = [s.name, ...(typeof s.also === "function" ? s.also(job) : s.also)];
+    const startedAt = new Date();
     for (const name of group) {
       this.touched.add(name);
-      await this.hook("start", () => this.observer.start(name));
+      await this.hook("start", () => this.observer.start(name, startedAt));
     }
     const scope = {
       stage: s.name,
@@ -110,7 +111,8 @@ class Runner {
       error = toError(e);
     }
     await this.inferences;
-    for (const name of group) await this.hook("done", () => this.observer.done(name, error));
+    const finishedAt = new Date();
+    for (const name of group) await this.hook("done", () => this.observer.done(name, error, finishedAt));
     if (error !== null && s.policy === "fatal") throw error;
     if (result instanceof StopSignal) this.stoppedBy = s.name;
   }

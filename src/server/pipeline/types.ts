@@ -27,8 +27,11 @@ export interface Stage<J> {
   readonly policy: Policy;
   /** does this call use the stage? A stage that is not enabled is skipped */
   readonly enabled?: (job: J) => boolean;
-  /** stages this one does too: they start and end with it */
-  readonly also: readonly string[];
+  /**
+   * Stages this one does too: they start and end with it. A function decides per call; the
+   * stages it names must then also be listed on their own (names() and skips see only a list).
+   */
+  readonly also: readonly string[] | ((job: J) => readonly string[]);
 }
 
 /** One item of an Each: the call's job, the item, and its place. */
@@ -52,8 +55,9 @@ export type Step<J> = Stage<J> | Each<J>;
  * hook that throws is logged and never ends the run.
  */
 export interface Observer {
-  start(stage: string): void | Promise<void>;
-  done(stage: string, error: Error | null): void | Promise<void>;
+  /** `at`: one time for a stage and its `also` stages, so that they share it */
+  start(stage: string, at?: Date): void | Promise<void>;
+  done(stage: string, error: Error | null, at?: Date): void | Promise<void>;
   skip(stage: string): void | Promise<void>;
   addInference(stage: string, inferenceId: string): void | Promise<void>;
 }

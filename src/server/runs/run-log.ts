@@ -35,7 +35,16 @@ interface StageState {
 type Log = (message: string, error: unknown) => void;
 const defaultLog: Log = (message, error) => console.error(message, error);
 const MAX_ERROR = 4000;
-const message = (e: Error) => e.message.slice(0, MAX_ERROR) || e.name;
+/**
+ * The message a run log keeps: a database error's own words rather than its query wrapper's
+ * ("Failed query: insert into …" with its parameters, which may hold the user's text).
+ */
+function message(e: Error): string {
+  let err: unknown = e;
+  while (err instanceof Error && err.message.startsWith("Failed query:") && err.cause instanceof Error) err = err.cause;
+  const text = err instanceof Error ? err.message || err.name : String(err);
+  return text.slice(0, MAX_ERROR);
+}
 
 /** A run log that does nothing (a call made without one). */
 export const nullRunLog: RunLog = {
@@ -156,12 +165,12 @@ class TableRunLog implements RunLog {
   }
 
   /** Written before the stage runs, so a watcher sees which stage the call is in. */
-  start(stage: string): Promise<void> {
+  start(stage: string, at = new Date()): Promise<void> {
     const s = this.state(stage);
     if (!s) return Promise.resolve();
     s.status = "started";
     // A stage inside an Each starts once per item and keeps its first start time.
-    s.startedAt ??= new Date();
+    s.startedAt ??= at;
     return this.flush();
   }
 
@@ -169,13 +178,13 @@ class TableRunLog implements RunLog {
    * Not written at once: the runner's next step is the next stage's start (or the call's
    * finish), which writes it with no time in between that a watcher could see.
    */
-  done(stage: string, error: Error | null): void {
+  done(stage: string, error: Error | null, at = new Date()): void {
     const s = this.state(stage);
     if (!s) return;
     // Once failed (on any item), a stage stays failed with its first error.
     if (error && s.error === null) s.error = message(error);
     s.status = s.error !== null ? "failed" : "succeeded";
-    s.finishedAt = new Date();
+    s.finishedAt = at;
     this.dirty = true;
   }
 

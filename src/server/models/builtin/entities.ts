@@ -41,6 +41,12 @@ export class EntityRegistry {
     else if (VAGUE_TYPES.has(e.type) && !VAGUE_TYPES.has(type)) e.type = type;
   }
 
+  /** A name the text declares for an entity already added ("Robert, also known as Bob"). */
+  addAlias(name: string, alias: string): void {
+    const e = this.entries.get(name.toLowerCase());
+    if (e && alias.toLowerCase() !== e.name.toLowerCase()) e.aliases.add(alias);
+  }
+
   finish(): { entities: ExtractedEntity[]; canonical: (name: string) => string } {
     for (const e of this.entries.values()) {
       const corp = stripCorporateSuffix(e.name);
@@ -62,6 +68,8 @@ export class EntityRegistry {
       const target = targets?.length === 1 ? targets[0]! : null;
       if (!target || target === e || !(VAGUE_TYPES.has(e.type) || e.type === target.type)) continue;
       merged.set(key, target.name);
+      // what was declared for the short name holds for the long one ("Robert, aka Bob" + "Robert Smith")
+      for (const a of e.aliases) if (a.toLowerCase() !== target.name.toLowerCase()) target.aliases.add(a);
       this.entries.delete(key);
     }
     const entities = [...this.entries.values()].map((e) => ({
@@ -70,8 +78,10 @@ export class EntityRegistry {
       aliases: [...e.aliases],
     }));
     const canonical = (name: string): string => {
-      const key = name.toLowerCase();
-      return merged.get(key) ?? this.entries.get(key)?.name ?? name;
+      let key = name.toLowerCase();
+      // follow merges: "Bob" → "Robert" (declared alias) → "Robert Smith" (first name)
+      for (let hops = 0; merged.has(key) && hops < 10; hops += 1) key = merged.get(key)!.toLowerCase();
+      return this.entries.get(key)?.name ?? name;
     };
     return { entities, canonical };
   }

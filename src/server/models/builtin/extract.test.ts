@@ -192,3 +192,57 @@ describe("builtin extractGraph: conversational patterns", () => {
     expect(r.tokensOut).toBeGreaterThan(0);
   });
 });
+
+describe("builtin extractGraph: aliases", () => {
+  const cases: [string, string, string, string][] = [
+    ["Robert, also known as Bob, works at Acme.", "Robert", "works_at", "Acme"],
+    ["Robert (Bob) Smith works at Acme.", "Robert Smith", "works_at", "Acme"],
+    ["Robert, who goes by Bob, lives in Paris.", "Robert", "lives_in", "Paris"],
+    ["Robert Smith, aka Bob, works at Acme.", "Robert Smith", "works_at", "Acme"],
+    ["Everyone calls Robert 'Bob'.", "Robert", "also_known_as", "Bob"],
+  ];
+  for (const [text, name, predicate, object] of cases) {
+    it(text, async () => {
+      const g = await extract(text);
+      expect(entity(g, name)?.type).toBe("person");
+      expect(entity(g, name)?.aliases).toContain("Bob");
+      expect(entity(g, "Bob")).toBeUndefined();
+      expect(g.entities.filter((e) => e.type === "person")).toHaveLength(1);
+      expect(fact(g, name, predicate)?.object).toBe(object);
+      // the alias itself is a fact, with the sentence as written
+      expect(fact(g, name, "also_known_as")).toEqual({
+        subject: name, predicate: "also_known_as", object: "Bob", objectIsEntity: false, sentence: text, validAt: null, invalidAt: null,
+      });
+      expectClosed(g);
+    });
+  }
+
+  it("a later mention of the alias is the same person, also after a merge into the full name", async () => {
+    const g = await extract("Robert, also known as Bob, works at Acme. Bob likes jazz. Robert Smith lives in Paris.");
+    expect(g.entities.filter((e) => e.type === "person").map((e) => e.name)).toEqual(["Robert Smith"]);
+    expect(entity(g, "Robert Smith")?.aliases).toEqual(expect.arrayContaining(["Robert", "Bob"]));
+    expect(fact(g, "Robert Smith", "likes")?.object).toBe("jazz");
+    expect(fact(g, "Robert Smith", "works_at")?.object).toBe("Acme");
+    expectClosed(g);
+  });
+
+  it("a word before the name is not part of it", async () => {
+    const g = await extract("Yesterday Robert, aka Bob, went home.", { occurredAt: "2024-03-02" });
+    expect(entity(g, "Robert")?.aliases).toEqual(["Bob"]);
+    expect(fact(g, "Robert", "went")?.validAt).toBe("2024-03-01");
+  });
+
+  it("an acronym in brackets is an alias; a place in brackets is not", async () => {
+    const g = await extract("The World Health Organization (WHO) is based in Geneva.");
+    expect(entity(g, "World Health Organization")?.aliases).toEqual(["WHO"]);
+    expect(entity(g, "WHO")).toBeUndefined();
+    const p = await extract("Alice moved to Paris (France) last year.");
+    expect(p.entities.flatMap((e) => e.aliases)).not.toContain("France");
+  });
+
+  it("an unquoted name after call is not an alias", async () => {
+    const g = await extract("I called Robert Smith yesterday.", { speaker: "Jon" });
+    expect(g.entities.flatMap((e) => e.aliases)).not.toContain("Smith");
+    expect(entity(g, "Robert Smith")).toBeDefined();
+  });
+});

@@ -7,6 +7,8 @@ import { findDates, type DateSpan } from "./dates";
 import { parseReference } from "./date-math";
 import { rewriteSentence } from "./rewrite";
 import { EntityRegistry } from "./entities";
+import { findAliases, type AliasDeclaration } from "./aliases";
+import { isNicknamePair } from "./nicknames";
 import { ORG_PREDICATES, PERSON_SUBJECT_PREDICATES, PLACE_PREDICATES } from "./lexicon";
 
 /**
@@ -19,10 +21,22 @@ export function extractGraph(input: { text: string; occurredAt?: string | null; 
   const ref = parseReference(input.occurredAt);
   const registry = new EntityRegistry();
   const facts: ExtractedFact[] = [];
-  for (const s of parseSentences(input.text)) {
-    const dates = findDates(s.text, ref);
-    const sentence = rewriteSentence(s.text, dates, ctx.speaker);
-    for (const d of sentenceDrafts(s, ctx, dates)) facts.push(finishDraft(d, s, dates, sentence, registry));
+  for (const original of parseSentences(input.text)) {
+    const originalDates = findDates(original.text, ref);
+    // the fact sentence keeps the alias phrase; the patterns read the sentence without it
+    const sentence = rewriteSentence(original.text, originalDates, ctx.speaker);
+    const { text, aliases } = findAliases(original.text);
+    const parts = aliases.length > 0 ? parseSentences(text) : [original];
+    const drafted: string[] = [];
+    for (const s of parts) {
+      const dates = s === original ? originalDates : findDates(s.text, ref);
+      for (const d of sentenceDrafts(s, ctx, dates)) {
+        const fact = finishDraft(d, s, dates, sentence, registry);
+        facts.push(fact);
+        drafted.push(fact.subject, ...(fact.objectIsEntity ? [fact.object] : []));
+      }
+    }
+    for (const a of aliases) facts.push(aliasFact(a, drafted, sentence, registry));
   }
   const { entities, canonical } = registry.finish();
   const seen = new Set<string>();
@@ -55,6 +69,28 @@ function finishDraft(d: Draft, s: ParsedSentence, dates: DateSpan[], sentence: s
     validAt,
     invalidAt,
   };
+}
+
+/**
+ * "Robert, also known as Bob, …" → (Robert, also_known_as, "Bob") and the alias on Robert's
+ * entity. The name is the longest tail of the declared one that the sentence's facts use
+ * ("Yesterday Robert" → "Robert"), else the declared name.
+ */
+function aliasFact(a: AliasDeclaration, drafted: string[], sentence: string, registry: EntityRegistry): ExtractedFact {
+  const words = a.name.split(" ");
+  const known = new Map(drafted.map((n) => [n.toLowerCase(), n]));
+  let name = a.name;
+  for (let k = 0; k < words.length; k += 1) {
+    const found = known.get(words.slice(k).join(" ").toLowerCase());
+    if (found) {
+      name = found;
+      break;
+    }
+  }
+  const nickname = isNicknamePair(name.split(" ")[0]!.toLowerCase(), a.alias.split(" ")[0]!.toLowerCase());
+  registry.add(name, nickname ? "person" : "");
+  registry.addAlias(name, a.alias);
+  return { subject: name, predicate: "also_known_as", object: a.alias, objectIsEntity: false, sentence, validAt: null, invalidAt: null };
 }
 
 /** A clause's own dates win; otherwise the sentence's. */

@@ -4,6 +4,7 @@ import { builtinChat } from "./chat";
 import { classifyText } from "./classify";
 import { EMBEDDING_DIMENSIONS, embedText } from "./embed";
 import { extractGraph } from "./extract";
+import { resolveEdges } from "./resolve";
 import { BUILTIN_MODELS, builtinResult } from "./result";
 import { summarizeText } from "./summarize";
 import { estimateTokens } from "./text";
@@ -29,6 +30,15 @@ export function createBuiltinProvider(): ModelProvider {
     async summarize(input) {
       const value = { summary: summarizeText(input.text) };
       return builtinResult(BUILTIN_MODELS.summarize, input, value, estimateTokens(input.text), estimateTokens(value.summary));
+    },
+    async resolveEdges(input) {
+      const value = resolveEdges(input);
+      const seen = [
+        ...input.entities.flatMap((e) => [e.name, ...e.candidates.map((c) => c.name)]),
+        ...input.facts.flatMap((f) => [f.sentence, ...f.candidates.map((c) => c.sentence)]),
+      ];
+      const tokensIn = seen.reduce((sum, t) => sum + estimateTokens(t), 0);
+      return builtinResult(BUILTIN_MODELS.resolve, input, value, tokensIn, estimateTokens(JSON.stringify(value)));
     },
     async embed(input) {
       const value = input.texts.map((t) => embedText(t));

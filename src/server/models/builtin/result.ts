@@ -8,6 +8,7 @@ export const BUILTIN_MODELS = {
   embed: "builtin-embed-v1",
   answer: "builtin-answer-v1",
   chat: "builtin-chat-v1",
+  resolve: "builtin-resolve-v1",
 } as const;
 
 export function builtinResult<T>(

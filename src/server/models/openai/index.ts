@@ -5,6 +5,7 @@ import { embedCall } from "./embed";
 import {
   ANSWER_PROMPT, CLASSIFY_PROMPT, EXTRACT_PROMPT, SUMMARIZE_PROMPT, answerUserMessage, extractUserMessage,
 } from "./prompts";
+import { resolveCall } from "./resolve";
 import { structuredCall, type CallContext } from "./structured";
 
 export interface OpenAIProviderConfig {
@@ -41,6 +42,7 @@ export function createOpenAIProvider(cfg: OpenAIProviderConfig): ModelProvider {
       structuredCall(ctx, opts, { name: "graph", schema: ExtractedGraph, system: EXTRACT_PROMPT, user: extractUserMessage(input) }),
     summarize: (input, opts) =>
       structuredCall(ctx, opts, { name: "summary", schema: Summary, system: SUMMARIZE_PROMPT, user: input.text }),
+    resolveEdges: (input, opts) => resolveCall(ctx, opts, input),
     answer: (input, opts) =>
       structuredCall(ctx, opts, { name: "answer", schema: Answer, system: ANSWER_PROMPT, user: answerUserMessage(input) }),
     embed: (input, opts) => embedCall(embedCtx, opts, input),

@@ -1,4 +1,4 @@
-import type { ContextItem } from "../types";
+import type { ContextItem, ResolveEdgesInput } from "../types";
 
 /**
  * System prompts, one per task. Short on purpose: the JSON schema sent with each call already
@@ -36,6 +36,38 @@ export const ANSWER_PROMPT = `You answer a question from numbered context items,
 - Prefer the most recent item when items disagree, and say so if it matters.
 - Give dates as written in the items (absolute dates when they are given).
 - If the items do not contain the answer, say "I don't have any information about that." and cite nothing.`;
+
+export const RESOLVE_PROMPT = `You reconcile new information with an existing knowledge graph. Each new entity and each new fact comes with candidates: existing entities, or current facts, that may be the same or may conflict. Every candidate has a ref. Answer one row for every new entity and every new fact, by its n.
+
+Entities: match is the ref of the candidate that is the same real-world entity as the new one, else null.
+- Same entity: the same name; a fuller or shorter form of the same name ("Alice" and "Alice Smith" when nothing suggests two Alices); a name the aliases show ("Bob" for a Robert whose aliases list Bob); a company with or without its legal form ("Acme" and "Acme Corp").
+- Not the same: things that are only related or alike (two people who share a first name with nothing else tying them, a city and its country, a company and its product, a person and their account), or of incompatible types.
+- A nickname alone ("Bob" and "Robert") is not enough: something in the names, aliases or summaries must tie them.
+- When several candidates fit equally, or you are unsure, answer null: a duplicate entity is easier to repair than two people merged into one.
+
+Facts: duplicateOf is the ref of a candidate that states the same thing, else null; contradicts lists the refs of candidates that cannot be true at the same time as the new fact.
+- A duplicate states the same relation between the same subject and object, possibly in other words ("lives in Paris" and "resides in Paris"). Two events at different times are not duplicates (visiting Paris in 2019 and in 2023).
+- A contradiction: both facts cannot hold at once. A person lives in one city at a time, works at one employer, has one age, one spouse, one job title; likes X and does not like X; works at Acme and left Acme; is single and is married.
+- Not a contradiction: liking two things, visiting two places, having two friends or two hobbies, a more specific version of the same fact (lives in Paris and lives in France), or facts about different times that do not overlap (lived in Paris until 2019, lives in Berlin).
+- List a contradiction whatever the dates: the fact with the later validAt supersedes the other, and without dates the new fact supersedes. The caller applies this; you only say which facts conflict.
+- A candidate is either the duplicate or contradicted, not both.
+
+Only use refs listed under that same n. Do not add entities or facts.`;
+
+/** The new entities and facts with their candidates, one JSON object per line (items without candidates are never sent). */
+export function resolveUserMessage(input: ResolveEdgesInput): string {
+  const lines: string[] = [];
+  if (input.entities.length > 0) {
+    lines.push("New entities, each with its candidates:");
+    for (const e of input.entities) lines.push(JSON.stringify(e));
+  }
+  if (input.facts.length > 0) {
+    if (lines.length > 0) lines.push("");
+    lines.push("New facts, each with its candidates:");
+    for (const f of input.facts) lines.push(JSON.stringify(f));
+  }
+  return lines.join("\n");
+}
 
 export function extractUserMessage(input: { text: string; occurredAt?: string | null; speaker?: string | null }): string {
   const lines = [];

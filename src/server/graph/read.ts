@@ -1,0 +1,119 @@
+import { and, asc, eq, gt, ilike, or, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { queryRows } from "../db/rows";
+import { entities } from "../db/schema";
+import { resolveDataset } from "../datasets/datasets";
+import { NotFoundError, ValidationError } from "../errors";
+import { nameKey } from "../remember/normalize";
+import type { EntitiesInput, EntityInput, NeighbourhoodInput } from "./schemas";
+import { type EntityView, factSelect, type FactRow, type FactView, toFactView } from "./shape";
+
+const entityView = {
+  id: entities.id,
+  name: entities.name,
+  type: entities.type,
+  aliases: entities.aliases,
+  summary: entities.summary,
+  lat: entities.lat,
+  lon: entities.lon,
+  createdAt: entities.createdAt,
+  createdRunId: entities.createdRunId,
+  updatedAt: entities.updatedAt,
+};
+
+function decodeCursor(cursor: string): { name: string; id: string } {
+  try {
+    const [name, id] = JSON.parse(Buffer.from(cursor, "base64url").toString()) as [string, string];
+    if (typeof name !== "string" || typeof id !== "string") throw new Error("bad");
+    return { name, id };
+  } catch {
+    throw new ValidationError("cursor", "is not a cursor this API returned");
+  }
+}
+
+/** graph.entities: a dataset's entities by name, optionally those whose name or alias matches. */
+export async function listEntities({ db, input }: { db: Db; input: EntitiesInput }): Promise<{ items: EntityView[]; nextCursor: string | null }> {
+  const ds = await resolveDataset(db, input.dataset);
+  const after = input.cursor ? decodeCursor(input.cursor) : null;
+  const search = input.search ? `%${nameKey(input.search).replace(/[%_]/g, "")}%` : null;
+  const rows = await db
+    .select(entityView)
+    .from(entities)
+    .where(
+      and(
+        eq(entities.datasetId, ds.id),
+        search ? or(ilike(entities.nameKey, search), sql`EXISTS (SELECT 1 FROM unnest(${entities.aliasKeys}) a WHERE a ILIKE ${search})`) : undefined,
+        after ? or(gt(entities.name, after.name), and(eq(entities.name, after.name), gt(entities.id, after.id))) : undefined,
+      ),
+    )
+    .orderBy(asc(entities.name), asc(entities.id))
+    .limit(input.limit + 1);
+  const items = rows.slice(0, input.limit);
+  const last = items.at(-1);
+  const nextCursor = rows.length > input.limit && last ? Buffer.from(JSON.stringify([last.name, last.id])).toString("base64url") : null;
+  return { items, nextCursor };
+}
+
+async function findEntity(db: Db, datasetId: string, id: string): Promise<EntityView> {
+  const [row] = await db.select(entityView).from(entities).where(and(eq(entities.datasetId, datasetId), eq(entities.id, id))).limit(1);
+  if (!row) throw new NotFoundError("entity", id);
+  return row;
+}
+
+/** graph.entity: the entity with its current and past facts, either end, newest first. */
+export async function getEntity({ db, input }: { db: Db; input: EntityInput }): Promise<{ entity: EntityView; current: FactView[]; past: FactView[] }> {
+  const ds = await resolveDataset(db, input.dataset);
+  const entity = await findEntity(db, ds.id, input.id);
+  const rows = await queryRows<FactRow>(
+    db,
+    sql`${factSelect} WHERE f.dataset_id = ${ds.id} AND (f.subject_id = ${input.id} OR f.object_id = ${input.id})
+        ORDER BY f.created_at DESC, f.id LIMIT 1000`,
+  );
+  const all = rows.map(toFactView);
+  return { entity, current: all.filter((f) => f.current), past: all.filter((f) => !f.current) };
+}
+
+export interface Neighbourhood {
+  nodes: (EntityView & { depth: number })[];
+  /** current facts between the nodes */
+  edges: FactView[];
+}
+
+/** graph.neighbourhood: the entities within `depth` current facts of one, and those facts. */
+export async function getNeighbourhood({ db, input }: { db: Db; input: NeighbourhoodInput }): Promise<Neighbourhood> {
+  const ds = await resolveDataset(db, input.dataset);
+  const root = await findEntity(db, ds.id, input.id);
+  const depthOf = new Map<string, number>([[root.id, 0]]);
+  const edges = new Map<string, FactView>();
+  let frontier = [root.id];
+  for (let depth = 1; depth <= input.depth && frontier.length > 0 && edges.size < input.limit; depth++) {
+    const ids = JSON.stringify(frontier);
+    const rows = await queryRows<FactRow>(
+      db,
+      sql`${factSelect} WHERE f.dataset_id = ${ds.id} AND f.expired_at IS NULL
+          AND (f.subject_id IN (SELECT (jsonb_array_elements_text(${ids}::jsonb))::uuid)
+               OR f.object_id IN (SELECT (jsonb_array_elements_text(${ids}::jsonb))::uuid))
+          ORDER BY f.created_at DESC LIMIT ${input.limit - edges.size}`,
+    );
+    const next: string[] = [];
+    for (const f of rows.map(toFactView)) {
+      edges.set(f.id, f);
+      for (const end of [f.subject.id, f.object?.id]) {
+        if (end && !depthOf.has(end)) {
+          depthOf.set(end, depth);
+          next.push(end);
+        }
+      }
+    }
+    frontier = next;
+  }
+  const others = [...depthOf.keys()].filter((id) => id !== root.id);
+  const rows = others.length
+    ? await db
+        .select(entityView)
+        .from(entities)
+        .where(and(eq(entities.datasetId, ds.id), sql`${entities.id} IN (SELECT (jsonb_array_elements_text(${JSON.stringify(others)}::jsonb))::uuid)`))
+    : [];
+  const nodes = [root, ...rows].map((e) => ({ ...e, depth: depthOf.get(e.id) ?? 0 }));
+  return { nodes, edges: [...edges.values()] };
+}

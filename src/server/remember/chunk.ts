@@ -1,0 +1,261 @@
+import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
+
+/**
+ * chunk_text: token-aware, sentence-respecting chunks with overlap.
+ *
+ * The text is read as paragraphs (split at blank lines) of sentences (Intl.Segmenter, with the
+ * cuts it makes after abbreviations like "Dr." or "e.g." undone). Sentences are packed greedily
+ * into chunks of at most `maxTokens` o200k tokens; when a chunk is full and a paragraph began in
+ * its second half, the chunk ends at that paragraph instead. A sentence longer than `maxTokens`
+ * is split between words (and a single "word" longer than that, such as a pasted blob, between
+ * characters). Each chunk after the first starts with the last whole sentences of the one before,
+ * as many as fit in `overlapTokens`, never all of them. Content is always the original text
+ * between `start` and `end`, so whitespace and line breaks inside a chunk are kept.
+ */
+
+export interface Chunk {
+  index: number;
+  /** text.slice(start, end) */
+  content: string;
+  /** o200k_base tokens of content */
+  tokenCount: number;
+  /** character offset of the chunk's first character in the original text */
+  start: number;
+  /** character offset just past the chunk's last character */
+  end: number;
+}
+
+export interface ChunkOptions {
+  maxTokens: number;
+  overlapTokens: number;
+}
+
+/** Tokens of `text` in the o200k_base encoding (gpt-4o, gpt-4.1, gpt-5 …). */
+export function countTokens(text: string): number {
+  return countO200k(text);
+}
+
+/** A sentence (or a piece of an over-long one), trimmed, with its place in the text. */
+interface Unit {
+  start: number;
+  end: number;
+  tokens: number;
+  /** first unit of a paragraph */
+  paragraphStart: boolean;
+  /** a piece of a sentence split for length: not used as overlap */
+  fragment: boolean;
+}
+
+/**
+ * Words that end in a period without ending the sentence. Only words that practically never end
+ * one: "Inc.", "etc." or "Jr." often do, and are left to the lower-case and digit rules below.
+ */
+const ABBREVIATIONS: ReadonlySet<string> = new Set(
+  (
+    "mr mrs ms mx dr prof sr st mt ft rev fr hon gen col lt sgt capt cmdr adm gov sen rep pres supt " +
+    "vs v viz cf ca approx dept univ fig figs eq eqs vol vols pp ch sec no nos al est"
+  ).split(" "),
+);
+
+/** Characters that close a sentence after its final punctuation: quotes and brackets. */
+const CLOSERS = /["'”’)\]]*$/;
+
+/** Does the sentence [a, b) end in a period that is not a full stop? */
+function endsInAbbreviation(text: string, a: number, b: number): boolean {
+  const s = text.slice(a, b).replace(CLOSERS, "");
+  if (!s.endsWith(".") || s.endsWith("..")) return false;
+  const m = /(\S+)\.$/.exec(s);
+  if (!m) return false;
+  const word = m[1]!.replace(/^["'“‘(\[]+/, "");
+  if (ABBREVIATIONS.has(word.toLowerCase())) return true;
+  // an initial ("J. R. R. Tolkien"), or a dotted abbreviation ("e.g.", "i.e.", "U.S.", "p.m.")
+  return /^\p{L}$/u.test(word) || /^(?:\p{L}{1,3}\.)+\p{L}{1,3}$/u.test(word);
+}
+
+/** Sentences never start in lower case or with a digit: "… e.g. apples", "No. 5". */
+const continuesSentence = (text: string, at: number): boolean => /^[\p{Ll}\p{N},;:]/u.test(text.slice(at, at + 1));
+
+/**
+ * Is the segmenter's cut between `prev` and the sentence at `next` a false one? On one line:
+ * after an abbreviation, or before a lower-case word. Across a line break (the segmenter cuts at
+ * every one): only a hard-wrapped sentence, one whose line ends without a full stop and whose
+ * next line goes on in lower case or after a comma; "Dr." at the end of a line stays a cut.
+ */
+function joins(text: string, prev: { start: number; end: number }, next: number): boolean {
+  if (!text.slice(prev.end, next).includes("\n")) {
+    return endsInAbbreviation(text, prev.start, prev.end) || continuesSentence(text, next);
+  }
+  const tail = text.slice(prev.start, prev.end).replace(CLOSERS, "");
+  if (/[.!?…:;]$/.test(tail)) return false;
+  return tail.endsWith(",") || /^\p{Ll}/u.test(text.slice(next, next + 1));
+}
+
+const segmenter = new Intl.Segmenter("en", { granularity: "sentence" });
+
+/** Trimmed sentence spans of one paragraph [a, b), in order. */
+function paragraphSentences(text: string, a: number, b: number): { start: number; end: number }[] {
+  const raw: { start: number; end: number }[] = [];
+  for (const seg of segmenter.segment(text.slice(a, b))) {
+    const lead = seg.segment.length - seg.segment.trimStart().length;
+    const body = seg.segment.trim();
+    if (body.length === 0) continue;
+    const start = a + seg.index + lead;
+    raw.push({ start, end: start + body.length });
+  }
+  const out: { start: number; end: number }[] = [];
+  for (const s of raw) {
+    const prev = out[out.length - 1];
+    if (prev && joins(text, prev, s.start)) prev.end = s.end;
+    else out.push({ ...s });
+  }
+  return out;
+}
+
+/** Paragraphs: runs of text between blank lines, as [start, end) of the original text. */
+function paragraphs(text: string): { start: number; end: number }[] {
+  const out: { start: number; end: number }[] = [];
+  const blank = /\n[ \t\r\f\v]*\n\s*/g;
+  let from = 0;
+  for (const m of text.matchAll(blank)) {
+    out.push({ start: from, end: m.index });
+    from = m.index + m[0].length;
+  }
+  out.push({ start: from, end: text.length });
+  return out.filter((p) => text.slice(p.start, p.end).trim().length > 0);
+}
+
+/** The sentence spans of a text, trimmed, in order (exported for tests and callers that cite sentences). */
+export function sentenceSpans(text: string): { start: number; end: number }[] {
+  return paragraphs(text).flatMap((p) => paragraphSentences(text, p.start, p.end));
+}
+
+/**
+ * The longest prefix of [a, b) that ends at one of `cuts` (offsets after a, ascending, the last
+ * one b) and has at most `max` tokens; the end offset. `estimate(i)` is a running token
+ * estimate up to cuts[i]; the exact count decides.
+ */
+function fitPrefix(text: string, a: number, cuts: number[], estimate: (i: number) => number, max: number): number {
+  let i = 0;
+  while (i + 1 < cuts.length && estimate(i + 1) <= max) i += 1;
+  while (i > 0 && countTokens(text.slice(a, cuts[i])) > max) i -= 1;
+  return cuts[i]!;
+}
+
+/** Split a span that is longer than `max` tokens into pieces that are not, between words when it can. */
+function splitLong(text: string, a: number, b: number, max: number): { start: number; end: number }[] {
+  const out: { start: number; end: number }[] = [];
+  let from = a;
+  while (from < b) {
+    const rest = text.slice(from, b);
+    if (countTokens(rest) <= max) {
+      out.push({ start: from, end: b });
+      break;
+    }
+    // word ends after `from`
+    const cuts: number[] = [];
+    const sums: number[] = [];
+    let sum = 0;
+    for (const m of rest.matchAll(/\s*\S+/g)) {
+      sum += countTokens(m[0]);
+      cuts.push(from + m.index + m[0].length);
+      sums.push(sum);
+      if (sum > max * 2) break; // far enough: the rest is the next piece's business
+    }
+    const firstWordFits = countTokens(text.slice(from, cuts[0])) <= max;
+    const end = firstWordFits ? fitPrefix(text, from, cuts, (i) => sums[i]!, max) : splitWord(text, from, cuts[0]!, max);
+    out.push({ start: from, end });
+    from = end;
+    while (from < b && /\s/.test(text[from]!)) from += 1;
+  }
+  return out.map((p) => ({ start: p.start, end: p.start + text.slice(p.start, p.end).trimEnd().length }));
+}
+
+/** The end of the longest prefix of one over-long word [a, b) with at most `max` tokens (≥ 1 character). */
+function splitWord(text: string, a: number, b: number, max: number): number {
+  let lo = a + 1;
+  let hi = b;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (countTokens(text.slice(a, mid)) <= max) lo = mid;
+    else hi = mid - 1;
+  }
+  // never cut a surrogate pair in two
+  if (lo < b && /[\uDC00-\uDFFF]/.test(text[lo]!) && lo - 1 > a) lo -= 1;
+  return lo;
+}
+
+function units(text: string, max: number): Unit[] {
+  const out: Unit[] = [];
+  for (const p of paragraphs(text)) {
+    let first = true;
+    for (const s of paragraphSentences(text, p.start, p.end)) {
+      const tokens = countTokens(text.slice(s.start, s.end));
+      if (tokens <= max) {
+        out.push({ ...s, tokens, paragraphStart: first, fragment: false });
+      } else {
+        for (const piece of splitLong(text, s.start, s.end, max)) {
+          const pieceTokens = countTokens(text.slice(piece.start, piece.end));
+          out.push({ ...piece, tokens: pieceTokens, paragraphStart: first, fragment: true });
+          first = false;
+        }
+      }
+      first = false;
+    }
+  }
+  return out;
+}
+
+/** A chunk ending where a paragraph starts is preferred once it holds this share of maxTokens. */
+const PARAGRAPH_CUT_SHARE = 0.5;
+
+export function chunkText(text: string, opts: ChunkOptions): Chunk[] {
+  const max = Math.max(1, Math.floor(opts.maxTokens));
+  const overlapBudget = Math.max(0, Math.floor(opts.overlapTokens));
+  const trimmedStart = text.length - text.trimStart().length;
+  const trimmed = text.trim();
+  if (trimmed.length === 0) return [];
+  const whole = countTokens(trimmed);
+  if (whole <= max) return [{ index: 0, content: trimmed, tokenCount: whole, start: trimmedStart, end: trimmedStart + trimmed.length }];
+
+  const u = units(text, max);
+  // units are separated by whitespace, which may cost a token of its own
+  const before: number[] = [0];
+  for (const x of u) before.push(before[before.length - 1]! + x.tokens + 1);
+  /** estimated tokens of units from..to: their own plus one per gap */
+  const span = (from: number, to: number): number => before[to + 1]! - before[from]! - 1;
+  const exact = (from: number, to: number): number => countTokens(text.slice(u[from]!.start, u[to]!.end));
+
+  const chunks: Chunk[] = [];
+  let first = 0; // first unit not yet in any chunk
+  let overlap = 0; // first unit of the current chunk (≤ first)
+  while (first < u.length) {
+    // the overlap must leave room for at least the first new unit
+    while (overlap < first && exact(overlap, first) > max) overlap += 1;
+    let last = first;
+    while (last + 1 < u.length && span(overlap, last + 1) <= max) last += 1;
+    while (last > first && exact(overlap, last) > max) last -= 1;
+    if (last + 1 < u.length && !u[last + 1]!.paragraphStart) {
+      // full mid-paragraph: end where the last paragraph past the share starts, if one does
+      for (let k = last; k > first; k -= 1) {
+        if (u[k]!.paragraphStart && span(overlap, k - 1) >= max * PARAGRAPH_CUT_SHARE) {
+          last = k - 1;
+          break;
+        }
+      }
+    }
+    const start = u[overlap]!.start;
+    const end = u[last]!.end;
+    const content = text.slice(start, end);
+    chunks.push({ index: chunks.length, content, tokenCount: countTokens(content), start, end });
+    first = last + 1;
+    // the next overlap: whole trailing sentences of this chunk, within budget, never all of it
+    const chunkFirst = overlap;
+    overlap = first;
+    let budget = overlapBudget;
+    while (overlap - 1 > chunkFirst && !u[overlap - 1]!.fragment && u[overlap - 1]!.tokens <= budget) {
+      budget -= u[overlap - 1]!.tokens;
+      overlap -= 1;
+    }
+  }
+  return chunks;
+}

@@ -1,0 +1,229 @@
+import { randomUUID } from "node:crypto";
+import pLimit, { type LimitFunction } from "p-limit";
+import type { Db } from "../db/client";
+import type { Models } from "../models/record";
+import type { Complexity, ExtractedGraph } from "../models/types";
+import { type Candidates, loadCandidates } from "./candidates";
+import { chunkText, countTokens } from "./chunk";
+import { nameKey, uniqueKeys } from "./normalize";
+import { keepOutput } from "./outputs";
+import { type Plan, resolvePlan } from "./resolve";
+import type { RunParams } from "./schemas";
+import { type StoreResult, storeChunk, storeSeries } from "./store";
+
+/*
+ * The state of one remember call and one method per stage (the list is in pipeline.ts). Stages
+ * read what earlier ones left here and leave what later ones need; each keeps its output.
+ */
+
+export interface RememberRunContext {
+  db: Db;
+  models: Models;
+  datasetId: string;
+  runId: string;
+  pgvector: boolean;
+  settings: { chunkTokens: number; overlapTokens: number; extractConcurrency: number };
+  /** enrichment providers configured in this process (#8 brings them; none yet) */
+  providers: { geo: boolean; webSearch: boolean; observeSeries: boolean };
+}
+
+export interface ChunkWork {
+  index: number;
+  id: string;
+  content: string;
+  tokenCount: number;
+  graph: ExtractedGraph | null;
+  summary: string | null;
+  /** [chunk, …entity names, …fact sentences] embeddings, in that order */
+  vectors: number[][] | null;
+  candidates: Candidates | null;
+  plan: Plan | null;
+  stored: StoreResult | null;
+}
+
+/** Starts `task` for this item and the next ones up to the bound, and awaits this item's. */
+class Lookahead<T> {
+  private readonly started = new Map<number, Promise<T>>();
+  private readonly limit: LimitFunction;
+  constructor(
+    private readonly width: number,
+    private readonly task: (index: number) => Promise<T>,
+  ) {
+    this.limit = pLimit(width);
+  }
+  get(index: number, count: number): Promise<T> {
+    for (let i = index; i < Math.min(count, index + this.width); i++) {
+      if (this.started.has(i)) continue;
+      const p = this.limit(() => this.task(i));
+      // a failure is reported when its own item awaits it, not as an unhandled rejection
+      p.catch(() => {});
+      this.started.set(i, p);
+    }
+    return this.started.get(index)!;
+  }
+}
+
+export class RememberJob {
+  readonly textId = randomUUID();
+  complexity: Complexity | null = null;
+  chunks: ChunkWork[] = [];
+  private readonly extractions: Lookahead<ExtractedGraph>;
+  private readonly summaries: Lookahead<string>;
+  private readonly embeddings: Lookahead<number[][]>;
+
+  constructor(
+    readonly ctx: RememberRunContext,
+    readonly params: RunParams,
+  ) {
+    const { models, settings } = ctx;
+    const speaker = params.source?.speaker ?? null;
+    // Extraction, summaries and embeddings of later chunks start while earlier ones are
+    // awaited (bounded by GB_EXTRACT_CONCURRENCY): they do not depend on what earlier chunks
+    // stored. Each promise is started inside its own stage, so its inferences are filed there.
+    this.extractions = new Lookahead(settings.extractConcurrency, (i) =>
+      models.extractGraph({ text: this.chunks[i]!.content, occurredAt: params.occurredAt, speaker }),
+    );
+    this.summaries = new Lookahead(settings.extractConcurrency, async (i) => (await models.summarize({ text: this.chunks[i]!.content })).summary);
+    this.embeddings = new Lookahead(settings.extractConcurrency, (i) => models.embed({ texts: this.embeddingTexts(this.chunks[i]!) }));
+  }
+
+  private keep(stage: string, index: number, output: unknown): Promise<void> {
+    return keepOutput(this.ctx.db, this.ctx, stage, index, output);
+  }
+
+  get occurredAt(): Date | null {
+    return this.params.occurredAt ? new Date(this.params.occurredAt) : null;
+  }
+
+  async classifyComplexity(): Promise<void> {
+    this.complexity = await this.ctx.models.classifyComplexity({ text: this.params.text });
+    await this.keep("classify_complexity", 0, this.complexity);
+  }
+
+  async chunkText(): Promise<void> {
+    const { chunkTokens, overlapTokens } = this.ctx.settings;
+    const text = this.params.text.trim();
+    const tokens = countTokens(text);
+    // The classifier may keep a text whole; never past twice the chunk size, so that a model
+    // is not handed more than it can take.
+    const whole = this.complexity?.chunk === false && tokens <= chunkTokens * 2;
+    const pieces = whole ? [{ content: text, tokenCount: tokens }] : chunkText(text, { maxTokens: chunkTokens, overlapTokens });
+    this.chunks = pieces.map((p, index) => ({
+      index,
+      id: randomUUID(),
+      content: p.content,
+      tokenCount: p.tokenCount,
+      graph: null,
+      summary: null,
+      vectors: null,
+      candidates: null,
+      plan: null,
+      stored: null,
+    }));
+    await this.keep("chunk_text", 0, { tokens, chunks: this.chunks.map((c) => ({ index: c.index, tokens: c.tokenCount, content: c.content })) });
+  }
+
+  async extractGraph(chunk: ChunkWork): Promise<void> {
+    chunk.graph = await this.extractions.get(chunk.index, this.chunks.length);
+    await this.keep("extract_graph", chunk.index, chunk.graph);
+  }
+
+  async summarizeChunk(chunk: ChunkWork): Promise<void> {
+    chunk.summary = await this.summaries.get(chunk.index, this.chunks.length);
+    await this.keep("summarize_chunk", chunk.index, { summary: chunk.summary });
+  }
+
+  private embeddingTexts(chunk: ChunkWork): string[] {
+    const g = chunk.graph ?? { entities: [], facts: [] };
+    return [chunk.content, ...g.entities.map((e) => e.name), ...g.facts.map((f) => f.sentence)];
+  }
+
+  async loadCandidates(chunk: ChunkWork): Promise<void> {
+    const graph = chunk.graph ?? { entities: [], facts: [] };
+    chunk.vectors = await this.embeddings.get(chunk.index, this.chunks.length);
+    const keys = uniqueKeys(graph.entities.flatMap((e) => [e.name, ...e.aliases]));
+    const vectors = graph.entities.map((e, i) => ({ key: nameKey(e.name), vector: chunk.vectors![1 + i]! }));
+    chunk.candidates = await loadCandidates(this.ctx.db, {
+      datasetId: this.ctx.datasetId,
+      keys,
+      vectors,
+      words: graph.entities.flatMap((e) => e.name.split(/\s+/)),
+      pgvector: this.ctx.pgvector,
+      dimensions: this.ctx.models.embeddingDimensions,
+    });
+    await this.keep("load_candidates", chunk.index, chunk.candidates);
+  }
+
+  async resolveEdges(chunk: ChunkWork): Promise<void> {
+    chunk.plan = await resolvePlan(
+      {
+        graph: chunk.graph ?? { entities: [], facts: [] },
+        candidates: chunk.candidates ?? { entities: [], facts: [] },
+        occurredAt: this.occurredAt,
+        now: new Date(),
+      },
+      (input) => this.ctx.models.resolveEdges(input),
+    );
+    await this.keep("resolve_edges", chunk.index, chunk.plan);
+  }
+
+  /** store links the series itself when the text is one chunk (store's `also`). */
+  seriesWithStore(): boolean {
+    return this.params.series !== undefined && this.chunks.length === 1;
+  }
+
+  seriesAlone(): boolean {
+    return this.params.series !== undefined && this.chunks.length > 1;
+  }
+
+  async store(chunk: ChunkWork): Promise<void> {
+    const graph = chunk.graph ?? { entities: [], facts: [] };
+    const plan = chunk.plan!;
+    const vectors = new Map<string, number[]>();
+    const v = chunk.vectors ?? [];
+    graph.entities.forEach((e, i) => {
+      const planned = plan.entities.find((p) => p.keys.includes(nameKey(e.name)));
+      if (planned?.isNew && v[1 + i]) vectors.set(planned.id, v[1 + i]!);
+    });
+    const sentenceVector = new Map(graph.facts.map((f, i) => [f.sentence, v[1 + graph.entities.length + i]]));
+    for (const f of plan.facts) {
+      const vec = sentenceVector.get(f.sentence);
+      if (vec) vectors.set(f.id, vec);
+    }
+    chunk.stored = await storeChunk(this.ctx.db, {
+      datasetId: this.ctx.datasetId,
+      runId: this.ctx.runId,
+      text: {
+        id: this.textId,
+        content: this.params.text,
+        source: this.params.source ?? {},
+        seriesKey: this.params.series ?? null,
+        occurredAt: this.occurredAt,
+      },
+      chunk: {
+        id: chunk.id,
+        index: chunk.index,
+        content: chunk.content,
+        summary: chunk.summary ?? "",
+        tokenCount: chunk.tokenCount,
+        embedding: v[0] ?? null,
+      },
+      plan,
+      vectors,
+      linkSeries: this.seriesWithStore(),
+    });
+    await this.keep("store", chunk.index, chunk.stored);
+  }
+
+  async storeSeries(): Promise<void> {
+    const position = await storeSeries(this.ctx.db, this.ctx.datasetId, this.textId, this.params.series!);
+    await this.keep("store_series", 0, { series: this.params.series, position });
+  }
+
+  /** An enrichment stage runs when the call asks for it and its provider is configured. */
+  enrichment(kind: "geo" | "webSearch" | "observeSeries"): boolean {
+    const asked = this.params.options?.enrich?.[kind] === true;
+    const series = kind !== "observeSeries" || this.params.series !== undefined;
+    return asked && series && this.ctx.providers[kind];
+  }
+}

@@ -1,0 +1,2 @@
+export { createRememberManager } from "./manager";
+export type { ClaimedRun, FinalStatus, RememberManager, RememberManagerOptions } from "./types";

@@ -1,0 +1,159 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { sql } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import type { Db } from "../../db/client";
+import { queryRows } from "../../db/rows";
+import { createRememberManager } from "./manager";
+import { newDataset, privateServerDatabase, queueRuns, recorder, runRow, runRows, until } from "./queue.test-util";
+import type { RememberManager } from "./types";
+
+/*
+ * The remember manager across processes (src/test/queue-child.ts), on the Postgres server: a
+ * process killed with SIGKILL while running a run, and two processes draining one queue.
+ */
+
+const pgUrl = inject("pgUrl");
+if (!pgUrl) console.log("remember manager across processes [postgres]: skipped, TEST_DATABASE_URL is unset (they need a Postgres server)");
+
+const CHILD = path.resolve("src/test/queue-child.ts");
+
+interface Child {
+  proc: ChildProcess;
+  lines: string[];
+  stderr: string[];
+  exited: Promise<number | null>;
+}
+
+function spawnChild(env: Record<string, string>): Child {
+  const proc = spawn(process.execPath, ["--import", "tsx", CHILD], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const lines: string[] = [];
+  const stderr: string[] = [];
+  let buf = "";
+  proc.stdout?.on("data", (d: Buffer) => {
+    buf += d.toString();
+    const parts = buf.split("\n");
+    buf = parts.pop() ?? "";
+    lines.push(...parts);
+  });
+  proc.stderr?.on("data", (d: Buffer) => stderr.push(d.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
+  return { proc, lines, stderr, exited };
+}
+
+async function waitForLine(child: Child, line: string, timeoutMs = 15_000) {
+  await until(`"${line}" from the child (stderr: ${child.stderr.join("").slice(-2000)})`, async () => child.lines.includes(line), timeoutMs);
+}
+
+describe.skipIf(!pgUrl)("remember manager across processes [postgres]", () => {
+  let own: Awaited<ReturnType<typeof privateServerDatabase>> | undefined;
+  const db = (): Db => {
+    if (!own) throw new Error("database not open");
+    return own.database.db;
+  };
+  beforeAll(async () => {
+    own = await privateServerDatabase();
+  });
+  afterAll(async () => {
+    await own?.drop();
+  });
+
+  const children: Child[] = [];
+  const managers: RememberManager[] = [];
+  afterEach(async () => {
+    await Promise.all(managers.splice(0).map((m) => m.stop()));
+    for (const c of children.splice(0)) {
+      if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill("SIGKILL");
+      await c.exited;
+    }
+  });
+
+  const childEnv = (extra: Record<string, string>) => ({
+    QUEUE_CHILD_DB_URL: own!.url,
+    QUEUE_CHILD_LEASE_MS: "1000",
+    QUEUE_CHILD_POLL_MS: "20",
+    ...extra,
+  });
+
+  it("a process killed with SIGKILL: its run is marked abandoned (lease expired), the run behind it runs", async () => {
+    const ds = await newDataset(db());
+    const [hung, behind] = (await queueRuns(db(), [ds], 2)).get(ds)!;
+    const child = spawnChild(childEnv({ QUEUE_CHILD_MODE: "hang", QUEUE_CHILD_OWNER: "doomed" }));
+    children.push(child);
+    // the child has claimed the run and started its first stage
+    await until(
+      "the child to start the run",
+      async () => {
+        const r = await runRow(db(), hung!);
+        return r.status === "started" && r.classify_complexity_status === "started";
+      },
+      15_000,
+    );
+    expect(child.proc.kill("SIGKILL")).toBe(true);
+    await child.exited;
+
+    const rec = recorder(db(), { ms: 5 });
+    const m = createRememberManager({ db: db(), execute: rec.execute, concurrency: 2, pollMs: 50, owner: "survivor", log: () => {} });
+    managers.push(m);
+    m.start();
+    expect(await m.waitFor(behind!, 5000)).toEqual({ status: "succeeded", error: null });
+    expect(await m.waitFor(hung!, 1000)).toMatchObject({ status: "failed" });
+
+    const dead = await runRow(db(), hung!);
+    const match = /^abandoned: the process running it stopped \(lease expired at (.+)\)$/.exec(dead.error ?? "");
+    expect(match?.[1]).toBe(dead.lease_expires_at?.toISOString());
+    expect(dead).toMatchObject({ lease_owner: "doomed", classify_complexity_status: "failed", classify_complexity_error: dead.error });
+    // the run behind waited for the dead one to be marked, and only the survivor ran it
+    const next = await runRow(db(), behind!);
+    expect(next.lease_owner).toBe("survivor");
+    expect(next.started_at!.getTime()).toBeGreaterThanOrEqual(dead.finished_at!.getTime());
+    expect(rec.runs.map((r) => r.id)).toEqual([behind]);
+  });
+
+  it("two processes drain one queue: every run once, in order per dataset, no overlap, both do some", async () => {
+    const table = `gb_test_exec_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+    await db().execute(sql.raw(`CREATE TABLE ${table} (run_id uuid NOT NULL, owner text NOT NULL, started timestamptz NOT NULL, ended timestamptz)`));
+    const env = (owner: string) =>
+      childEnv({ QUEUE_CHILD_MODE: "work", QUEUE_CHILD_OWNER: owner, QUEUE_CHILD_EXEC_TABLE: table, QUEUE_CHILD_CONCURRENCY: "2", QUEUE_CHILD_WORK_MS: "60" });
+    const a = spawnChild(env("proc-a"));
+    const b = spawnChild(env("proc-b"));
+    children.push(a, b);
+    await Promise.all([waitForLine(a, "ready"), waitForLine(b, "ready")]);
+
+    const datasets = [await newDataset(db()), await newDataset(db()), await newDataset(db())];
+    const ids = await queueRuns(db(), datasets, 6);
+    const all = [...ids.values()].flat();
+    // a manager that is not started: waitFor only watches the rows the children write
+    const watcher = createRememberManager({ db: db(), execute: async () => {}, concurrency: 1, pollMs: 50 });
+    for (const id of all) expect(await watcher.waitFor(id, 15_000)).toEqual({ status: "succeeded", error: null });
+
+    // told to stop, each stops its manager, closes its database and exits by itself
+    for (const c of [a, b]) c.proc.kill("SIGTERM");
+    const exit = (c: Child) =>
+      Promise.race([c.exited, new Promise((r) => setTimeout(() => r("still running 5 s after SIGTERM"), 5000).unref())]);
+    expect(await exit(a)).toBe(0);
+    expect(await exit(b)).toBe(0);
+
+    const execs = await queryRows<{ run_id: string; owner: string; started: Date | string; ended: Date | string | null }>(
+      db(),
+      sql.raw(`SELECT run_id, owner, started, ended FROM ${table}`),
+    );
+    // exactly once each
+    expect(execs.map((e) => e.run_id).sort()).toEqual([...all].sort());
+    const t = (v: Date | string | null) => (v === null ? NaN : new Date(v).getTime());
+    const rows = await runRows(db(), all);
+    for (const e of execs) expect(rows.get(e.run_id)?.lease_owner).toBe(e.owner);
+    expect(new Set(execs.map((e) => e.owner))).toEqual(new Set(["proc-a", "proc-b"]));
+    for (const [, runIds] of ids) {
+      // started in submission order, each after the previous one ended (the server's clock)
+      const mine = execs.filter((e) => runIds.includes(e.run_id)).sort((x, y) => t(x.started) - t(y.started));
+      expect(mine.map((e) => e.run_id)).toEqual(runIds);
+      for (let k = 1; k < mine.length; k++) expect(t(mine[k]!.started)).toBeGreaterThanOrEqual(t(mine[k - 1]!.ended));
+    }
+    await db().execute(sql.raw(`DROP TABLE ${table}`));
+  });
+});

@@ -1,0 +1,127 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { callerFor } from "../../test/callers";
+import { describeEachDriver, freshDataset } from "../../test/db";
+import { type ChatRequestBody, type ChatValue, type FakeOpenAI, startFakeOpenAI } from "../../test/fake-openai";
+import { entities, facts, inferences } from "../db/schema";
+
+/*
+ * remember through the openai provider, against a loopback OpenAI-compatible server whose
+ * answers are scripted by the task (the json_schema name the provider asks for).
+ */
+let fake: FakeOpenAI;
+/** per task: the answer, or a function of the call number of that task */
+let script: Record<string, (n: number) => ChatValue>;
+const calls: Record<string, number> = {};
+
+const graph = {
+  entities: [
+    { name: "Alice", type: "person", aliases: [] },
+    { name: "Paris", type: "place", aliases: [] },
+  ],
+  facts: [{ subject: "Alice", predicate: "lives_in", object: "Paris", objectIsEntity: true, sentence: "Alice lives in Paris.", validAt: null, invalidAt: null }],
+};
+const defaults: Record<string, (n: number) => ChatValue> = {
+  complexity: () => ({ content: { complexity: "simple", chunk: false, reason: "one sentence" } }),
+  graph: () => ({ content: graph }),
+  summary: () => ({ content: { summary: "Alice lives in Paris." } }),
+  resolution: () => ({ content: { entities: [], facts: [] } }),
+};
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({
+    chat: (body: ChatRequestBody) => {
+      const task = (body.response_format as { json_schema?: { name?: string } } | undefined)?.json_schema?.name ?? "chat";
+      calls[task] = (calls[task] ?? 0) + 1;
+      return (script[task] ?? defaults[task] ?? (() => "unexpected task"))(calls[task]!);
+    },
+  });
+});
+afterAll(() => fake.close());
+
+describeEachDriver(
+  "remember with the openai provider",
+  (ctx) => {
+    const reset = (s: Record<string, (n: number) => ChatValue> = {}) => {
+      script = s;
+      for (const k of Object.keys(calls)) delete calls[k];
+    };
+
+    it("runs the whole pipeline on the model server: ≤ 3 chat calls and one embedding batch per chunk", async () => {
+      reset();
+      const { app } = ctx();
+      const ds = await freshDataset(app);
+      const before = fake.requests.length;
+      const r = await callerFor(app).remember.submit({ dataset: ds.name, text: "Alice lives in Paris.", wait: true });
+      expect(r).toMatchObject({ status: "succeeded" });
+      const sent = fake.requests.slice(before);
+      const chat = sent.filter((q) => q.path.endsWith("/chat/completions"));
+      const embeds = sent.filter((q) => q.path.endsWith("/embeddings"));
+      // classify (per text) + extract + summarize; nothing to resolve in an empty dataset
+      expect(chat).toHaveLength(3);
+      expect(embeds).toHaveLength(1);
+      const db = app.database.db;
+      const names = (await db.select({ name: entities.name }).from(entities).where(eq(entities.datasetId, ds.id))).map((e) => e.name).sort();
+      expect(names).toEqual(["Alice", "Paris"]);
+      const rows = await db.select().from(inferences).where(eq(inferences.datasetId, ds.id));
+      expect(rows.every((x) => x.provider === "openai" && x.error === null)).toBe(true);
+      expect(rows.map((x) => x.stage).sort()).toEqual(["classify_complexity", "extract_graph", "load_candidates", "summarize_chunk"]);
+    });
+
+    it("asks the model about a possible contradiction and retires the old fact", async () => {
+      reset();
+      const { app } = ctx();
+      const ds = await freshDataset(app);
+      const api = callerFor(app);
+      await api.remember.submit({ dataset: ds.name, text: "Alice lives in Paris.", wait: true });
+      reset({
+        graph: () => ({
+          content: {
+            entities: [
+              { name: "Alice", type: "person", aliases: [] },
+              { name: "Berlin", type: "place", aliases: [] },
+            ],
+            facts: [{ subject: "Alice", predicate: "lives_in", object: "Berlin", objectIsEntity: true, sentence: "Alice lives in Berlin.", validAt: "2024-01-01", invalidAt: null }],
+          },
+        }),
+        resolution: () => ({ content: { entities: [], facts: [{ n: 0, duplicateOf: null, contradicts: ["F1"] }] } }),
+      });
+      const r = await api.remember.submit({ dataset: ds.name, text: "In 2024 Alice moved to Berlin.", wait: true });
+      expect(r.status).toBe("succeeded");
+      expect(calls.resolution).toBe(1);
+      const asked = fake.requests.filter((q) => (q.body as ChatRequestBody).response_format && JSON.stringify(q.body).includes('"resolution"')).at(-1);
+      expect(JSON.stringify(asked?.body)).toContain("Alice lives in Paris.");
+      const rows = await app.database.db.select().from(facts).where(eq(facts.datasetId, ds.id));
+      const paris = rows.find((f) => f.sentence === "Alice lives in Paris.")!;
+      expect(paris.expiredAt).toBeInstanceOf(Date);
+      expect(paris.invalidatedRunId).toBe(r.rememberRunId);
+    });
+
+    it("retries a 500 and succeeds", async () => {
+      reset({ summary: (n) => (n === 1 ? { status: 500, headers: { "retry-after-ms": "10" } } : { content: { summary: "retried" } }) });
+      const { app } = ctx();
+      const ds = await freshDataset(app);
+      const r = await callerFor(app).remember.submit({ dataset: ds.name, text: "Alice lives in Paris.", wait: true });
+      expect(r.status).toBe("succeeded");
+      expect(calls.summary).toBe(2);
+    });
+
+    it("fails the stage with a clear error on a malformed answer, leaving nothing stored and no stage started", async () => {
+      reset({ graph: () => "this is not JSON" });
+      const { app } = ctx();
+      const ds = await freshDataset(app);
+      const api = callerFor(app);
+      const r = await api.remember.submit({ dataset: ds.name, text: "Alice lives in Paris.", wait: true });
+      expect(r.status).toBe("failed");
+      expect(r.error).toMatch(/malformed JSON from model/);
+      const run = await api.remember.get({ id: r.rememberRunId });
+      expect(run.stages.find((s) => s.name === "extract_graph")).toMatchObject({ status: "failed" });
+      expect(run.stages.some((s) => s.status === "started")).toBe(false);
+      expect(run.stages.find((s) => s.name === "store")?.status).toBe("not_started");
+      const failed = await app.database.db.select().from(inferences).where(eq(inferences.datasetId, ds.id));
+      expect(failed.find((x) => x.stage === "extract_graph")?.error).toMatch(/malformed JSON/);
+      expect(await app.database.db.select().from(entities).where(eq(entities.datasetId, ds.id))).toEqual([]);
+    });
+  },
+  { env: () => ({ GB_MODELS: "openai", OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: fake.url, GB_MODEL_MAX_RETRIES: "2", GB_MODEL_TIMEOUT_MS: "5000" }) },
+);

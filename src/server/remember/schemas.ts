@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { RememberStages } from "../../lib/stages";
+import { DatasetName } from "../datasets/schemas";
+import { CallOptions } from "../models/types";
+
+const stageNames = RememberStages.map((s) => s.name) as [string, ...string[]];
+
+/** A point in time: a Date (superjson clients), an ISO date-time with offset, or an ISO date. */
+export const Instant = z.union([z.date(), z.iso.datetime({ offset: true }), z.iso.date()]).transform((v) => new Date(v));
+
+export const Source = z
+  .object({
+    kind: z.string().min(1).max(100).optional(),
+    id: z.string().min(1).max(500).optional(),
+    url: z.url().max(2000).optional(),
+    speaker: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+
+export const RememberOptions = z
+  .object({
+    /** model and reasoning per stage, over the defaults and GB_STAGE_MODELS */
+    stages: z.partialRecord(z.enum(stageNames), CallOptions).optional(),
+    /** enrichment stages to switch on (they also need their provider configured) */
+    enrich: z.object({ geo: z.boolean(), webSearch: z.boolean(), observeSeries: z.boolean() }).partial().strict().optional(),
+  })
+  .strict();
+
+export const RememberInput = z
+  .object({
+    dataset: DatasetName,
+    text: z.string().refine((t) => t.trim().length > 0, "must not be empty"),
+    source: Source.optional(),
+    /** the series the text belongs to (a chat session, a feed …) */
+    series: z.string().min(1).max(200).optional(),
+    /** when what the text says happened; relative dates in it are read against this */
+    occurredAt: Instant.optional(),
+    options: RememberOptions.optional(),
+    /** return when the run has ended instead of at once */
+    wait: z.boolean().optional(),
+  })
+  .strict();
+export type RememberInput = z.infer<typeof RememberInput>;
+
+/** What a run keeps in its params: the input as JSON, without `wait`. */
+export const RunParams = RememberInput.omit({ wait: true, occurredAt: true }).extend({
+  occurredAt: z.string().nullable(),
+});
+export type RunParams = z.infer<typeof RunParams>;
+
+export const GetRememberInput = z.object({ id: z.uuid() });

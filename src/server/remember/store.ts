@@ -1,0 +1,145 @@
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { chunks, entities, facts, mentions, texts, type TextSource } from "../db/schema";
+import { nameKey } from "./normalize";
+import type { Plan } from "./resolve";
+
+/*
+ * store: one transaction per chunk (text, chunk, entities, facts, invalidations, provenance, and
+ * the series link for a one-chunk text). If it fails, nothing of the chunk is stored.
+ */
+
+export interface StoreInput {
+  datasetId: string;
+  runId: string;
+  text: { id: string; content: string; source: TextSource; seriesKey: string | null; occurredAt: Date | null };
+  chunk: { id: string; index: number; content: string; summary: string; tokenCount: number; embedding: number[] | null };
+  plan: Plan;
+  /** embeddings of the plan's entities (by id) and new facts (by id) */
+  vectors: Map<string, number[]>;
+  linkSeries: boolean;
+}
+
+export interface StoreResult {
+  entitiesCreated: number;
+  entitiesUpdated: number;
+  factsCreated: number;
+  factsInvalidated: number;
+  duplicates: number;
+  seriesPosition: number | null;
+}
+
+type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+async function linkSeries(tx: Tx, datasetId: string, textId: string, seriesKey: string): Promise<number> {
+  const [row] = await tx
+    .update(texts)
+    .set({
+      seriesPosition: sql`coalesce((SELECT max(series_position) FROM gb_texts WHERE dataset_id = ${datasetId} AND series_key = ${seriesKey}), 0) + 1`,
+    })
+    .where(and(eq(texts.datasetId, datasetId), eq(texts.id, textId), isNull(texts.seriesPosition)))
+    .returning({ position: texts.seriesPosition });
+  return row?.position ?? 0;
+}
+
+export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult> {
+  const { datasetId, runId, plan } = input;
+  const now = new Date();
+  return db.transaction(async (tx) => {
+    await tx
+      .insert(texts)
+      .values({
+        datasetId,
+        id: input.text.id,
+        runId,
+        content: input.text.content,
+        source: input.text.source,
+        seriesKey: input.text.seriesKey,
+        occurredAt: input.text.occurredAt,
+        createdAt: now,
+      })
+      .onConflictDoNothing();
+    await tx.insert(chunks).values({ datasetId, textId: input.text.id, runId, createdAt: now, ...input.chunk });
+
+    const created = plan.entities.filter((e) => e.isNew);
+    if (created.length > 0) {
+      await tx.insert(entities).values(
+        created.map((e) => ({
+          datasetId,
+          id: e.id,
+          name: e.name,
+          nameKey: nameKey(e.name),
+          type: e.type,
+          aliases: e.aliases,
+          aliasKeys: [...new Set(e.aliases.map(nameKey).filter(Boolean))],
+          embedding: input.vectors.get(e.id) ?? null,
+          createdAt: now,
+          createdRunId: runId,
+          updatedAt: now,
+        })),
+      );
+    }
+    const grown = plan.entities.filter((e) => !e.isNew && e.addedAliases.length > 0);
+    for (const e of grown) {
+      await tx
+        .update(entities)
+        .set({ aliases: e.aliases, aliasKeys: [...new Set(e.aliases.map(nameKey).filter(Boolean))], updatedAt: now })
+        .where(and(eq(entities.datasetId, datasetId), eq(entities.id, e.id)));
+    }
+
+    if (plan.facts.length > 0) {
+      await tx.insert(facts).values(
+        plan.facts.map((f) => ({
+          datasetId,
+          ...f,
+          embedding: input.vectors.get(f.id) ?? null,
+          createdAt: now,
+          textId: input.text.id,
+          chunkId: input.chunk.id,
+          createdRunId: runId,
+        })),
+      );
+    }
+    for (const inv of plan.invalidations) {
+      await tx
+        .update(facts)
+        .set({ invalidAt: inv.invalidAt, expiredAt: now, invalidatedRunId: runId, invalidatedBy: inv.by })
+        .where(and(eq(facts.datasetId, datasetId), eq(facts.id, inv.factId), isNull(facts.expiredAt)));
+    }
+    for (const d of plan.duplicates) {
+      if (!d.validAt) continue;
+      await tx
+        .update(facts)
+        .set({ validAt: d.validAt })
+        .where(and(eq(facts.datasetId, datasetId), eq(facts.id, d.factId), isNull(facts.validAt)));
+    }
+
+    const provenance = [
+      ...plan.entities.map((e) => ({ targetKind: "entity" as const, targetId: e.id })),
+      ...plan.facts.map((f) => ({ targetKind: "fact" as const, targetId: f.id })),
+      ...plan.duplicates.map((d) => ({ targetKind: "fact" as const, targetId: d.factId })),
+    ];
+    if (provenance.length > 0) {
+      await tx
+        .insert(mentions)
+        .values(provenance.map((p) => ({ datasetId, chunkId: input.chunk.id, textId: input.text.id, runId, ...p })))
+        .onConflictDoNothing();
+    }
+
+    const seriesPosition =
+      input.linkSeries && input.text.seriesKey ? await linkSeries(tx, datasetId, input.text.id, input.text.seriesKey) : null;
+    return {
+      entitiesCreated: created.length,
+      entitiesUpdated: grown.length,
+      factsCreated: plan.facts.length,
+      factsInvalidated: plan.invalidations.length,
+      duplicates: plan.duplicates.length,
+      seriesPosition,
+    };
+  });
+}
+
+/** store_series for a text of several chunks: its own transaction, after every chunk is stored. */
+export async function storeSeries(db: Db, datasetId: string, textId: string, seriesKey: string): Promise<number> {
+  return db.transaction((tx) => linkSeries(tx, datasetId, textId, seriesKey));
+}
