@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, inject } from "vitest";
 import { parseEnv, type Env } from "../env";
 import { type App, createApp } from "../server/app";
 import { type Database, openDatabase } from "../server/db/client";
+import { createScratchDatabase } from "../server/db/scratch";
 import { createDataset } from "../server/datasets/datasets";
 
 /*
@@ -14,11 +15,25 @@ import { createDataset } from "../server/datasets/datasets";
 
 export type TestDriver = "pglite" | "postgres";
 
+/**
+ * A database for one test file. On the server, a copy of the run's migrated template, of the
+ * file's own: an app's remember worker claims any queued run of its database, so files must not
+ * share one. Closing it drops it.
+ */
 export async function openTestDatabase(driver: TestDriver): Promise<Database> {
   if (driver === "postgres") {
     const url = inject("pgUrl");
-    if (!url) throw new Error("no Postgres server for this run (TEST_DATABASE_URL unset)");
-    return openDatabase({ driver: "postgres", url, max: 4 });
+    const template = inject("pgTemplate");
+    if (!url || !template) throw new Error("no Postgres server for this run (TEST_DATABASE_URL unset)");
+    const scratch = await createScratchDatabase(url, "gb_t", { template });
+    const database = await openDatabase({ driver: "postgres", url: scratch.url, max: 4 });
+    return {
+      ...database,
+      close: async () => {
+        await database.close();
+        await scratch.drop();
+      },
+    };
   }
   const template = readFileSync(inject("pgliteTemplate"));
   return openDatabase({ driver: "pglite", loadDataDir: new Blob([template]) });

@@ -114,7 +114,9 @@ function completion(body: ChatRequestBody, spec: ChatSpec, call: number): unknow
   };
 }
 
-export async function startFakeOpenAI(handlers: { chat?: ChatAnswer; embeddings?: EmbeddingFn } = {}): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(
+  handlers: { chat?: ChatAnswer; embeddings?: EmbeddingFn; /** every embeddings answer waits this long */ embeddingDelayMs?: number } = {},
+): Promise<FakeOpenAI> {
   let chat: ChatAnswer = handlers.chat ?? { content: "ok" };
   let embed: EmbeddingFn = handlers.embeddings ?? fakeEmbedding;
   let chatCalls = 0;
@@ -151,6 +153,7 @@ export async function startFakeOpenAI(handlers: { chat?: ChatAnswer; embeddings?
       return send(res, spec.status ?? 200, completion(json, spec, call), spec.headers);
     }
     if (req.method === "POST" && path === "/v1/embeddings") {
+      if (handlers.embeddingDelayMs) await wait(handlers.embeddingDelayMs);
       const input = json.input;
       const texts = Array.isArray(input) ? input.map(String) : [String(input ?? "")];
       const dimensions = typeof json.dimensions === "number" ? json.dimensions : 8;

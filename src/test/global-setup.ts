@@ -16,7 +16,10 @@ export const PGLITE_TEMPLATE = path.resolve(".test-data/pglite-template.tar");
 
 declare module "vitest" {
   export interface ProvidedContext {
+    /** a database of this run's own on the server (admin connections, scratch databases) */
     pgUrl: string | null;
+    /** a migrated database to copy for each test file's own (CREATE DATABASE … TEMPLATE) */
+    pgTemplate: string | null;
     pgliteTemplate: string;
   }
 }
@@ -33,11 +36,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (!serverUrl) {
     console.log("TEST_DATABASE_URL is unset: the Postgres-server variants of the database tests are skipped.");
     project.provide("pgUrl", null);
+    project.provide("pgTemplate", null);
     return async () => {};
   }
   const scratch = await createScratchDatabase(serverUrl, "gb_test");
-  const server = await migrate(await openDatabase({ driver: "postgres", url: scratch.url, max: 2 }));
-  await server.close();
+  const template = await createScratchDatabase(serverUrl, "gb_test_tpl");
+  const server = await migrate(await openDatabase({ driver: "postgres", url: template.url, max: 1 }));
+  await server.close(); // a template must have no connections while it is copied
   project.provide("pgUrl", scratch.url);
-  return scratch.drop;
+  project.provide("pgTemplate", template.name);
+  return async () => {
+    await template.drop();
+    await scratch.drop();
+  };
 }

@@ -80,6 +80,8 @@ export const rememberRuns = pgTable(
     ...runLogKeys("gb_remember_runs", t),
     // the queue: each dataset's next queued run, in submission order
     index("gb_remember_runs_queued_idx").on(t.datasetId, t.seq).where(sql`status = 'queued'`),
+    // the queue: the oldest queued runs of all datasets, for the claim's ORDER BY seq
+    index("gb_remember_runs_queued_seq_idx").on(t.seq).where(sql`status = 'queued'`),
     // the queue: started runs, to find a dataset's running one and expired leases
     index("gb_remember_runs_started_idx").on(t.datasetId, t.leaseExpiresAt).where(sql`status = 'started'`),
   ],

@@ -81,7 +81,7 @@ export async function claimNext(db: Db, owner: string, leaseMs: number): Promise
       tx as unknown as Db,
       sql`
         UPDATE gb_remember_runs r
-        SET status = 'started', started_at = now(), lease_owner = ${owner}, lease_expires_at = now() + ${ms(leaseMs)}
+        SET status = 'started', started_at = clock_timestamp(), lease_owner = ${owner}, lease_expires_at = now() + ${ms(leaseMs)}
         WHERE (r.dataset_id, r.id) = (
           SELECT q.dataset_id, q.id FROM gb_remember_runs q
           WHERE q.status = 'queued'

@@ -1,0 +1,1 @@
+CREATE INDEX "gb_remember_runs_queued_seq_idx" ON "gb_remember_runs" USING btree ("seq") WHERE status = 'queued';

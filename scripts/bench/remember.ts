@@ -1,0 +1,144 @@
+import { randomUUID } from "node:crypto";
+import { count, eq, sql } from "drizzle-orm";
+import { parseEnv } from "../../src/env";
+import { createApp } from "../../src/server/app";
+import { chunks, inferences } from "../../src/server/db/schema";
+import { createDataset } from "../../src/server/datasets/datasets";
+import { submitRemember } from "../../src/server/remember/submit";
+import { type ChatRequestBody, startFakeOpenAI } from "../../src/test/fake-openai";
+import type { BenchDatabase } from "./databases";
+
+/*
+ * remember's figures (PRODUCT.md §10a):
+ * - texts per second for N short texts, builtin models, one dataset (so one after another);
+ * - a 20-chunk text with a loopback model server answering in 100 ms: wall time with extraction
+ *   concurrency 4 against 1 (target ≤ 0.35), the share of wall time not spent waiting for a
+ *   model (target ≤ 10%), and model calls per chunk (target ≤ 3 LLM + 1 embedding batch).
+ */
+
+const PEOPLE = ["Alice", "Bob", "Carol", "Dmitri", "Esther", "Farid", "Grace", "Hiro", "Ines", "Jonas"];
+const PLACES = ["Paris", "Berlin", "Lyon", "Oslo", "Lima", "Quito", "Kyoto", "Accra", "Porto", "Tunis"];
+const ORGS = ["Acme", "Globex", "Initech", "Umbrella", "Hooli"];
+const THINGS = ["hiking", "painting", "chess", "jazz", "pottery", "running"];
+
+function shortText(i: number): string {
+  const p = PEOPLE[i % PEOPLE.length]!;
+  const q = PEOPLE[(i * 7 + 3) % PEOPLE.length]!;
+  switch (i % 5) {
+    case 0:
+      return `${p} lives in ${PLACES[(i / 5) % PLACES.length | 0]}.`;
+    case 1:
+      return `${p} works at ${ORGS[i % ORGS.length]}.`;
+    case 2:
+      return `${p} likes ${THINGS[i % THINGS.length]} and met ${q} last week.`;
+    case 3:
+      return `${p} went to ${PLACES[(i * 3) % PLACES.length]} with ${q} to see a concert.`;
+    default:
+      return `${p}'s sister is ${q}. They talked about ${THINGS[(i * 5) % THINGS.length]} for hours.`;
+  }
+}
+
+export async function benchShortTexts(dbs: BenchDatabase[], n: number): Promise<string[][]> {
+  const rows: string[][] = [["db", "texts", "wall s", "texts/s", "ms/text"]];
+  for (const { name, database } of dbs) {
+    const app = await createApp({ env: parseEnv({ GB_MODELS: "builtin" }), database, pollMs: 20 });
+    const ds = await createDataset({ db: database.db, input: { name: `bench-short-${Date.now().toString(36)}` } });
+    const start = performance.now();
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) {
+      ids.push((await submitRemember({ app, input: { dataset: ds.name, text: shortText(i) }, userId: null })).rememberRunId);
+    }
+    const last = await app.remember.waitFor(ids.at(-1)!, 30 * 60_000);
+    const s = (performance.now() - start) / 1000;
+    await app.remember.stop();
+    if (last.status !== "succeeded") throw new Error(`bench run failed: ${last.error}`);
+    rows.push([name, String(n), s.toFixed(1), (n / s).toFixed(1), ((s * 1000) / n).toFixed(1)]);
+  }
+  return rows;
+}
+
+/** A text of about `chunks` chunks of GB_CHUNK_TOKENS (512) tokens. */
+function longText(chunkCount: number): string {
+  const sentences: string[] = [];
+  for (let i = 0; sentences.join(" ").length < chunkCount * 1650; i++) sentences.push(shortText(i));
+  return sentences.join(" ");
+}
+
+/** Length of the union of [start, end] intervals. */
+function unionMs(intervals: [number, number][]): number {
+  const sorted = [...intervals].sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let cur: [number, number] | null = null;
+  for (const [s, e] of sorted) {
+    if (!cur || s > cur[1]) {
+      if (cur) total += cur[1] - cur[0];
+      cur = [s, e];
+    } else cur[1] = Math.max(cur[1], e);
+  }
+  return total + (cur ? cur[1] - cur[0] : 0);
+}
+
+export async function benchLongText(dbs: BenchDatabase[], delayMs: number): Promise<string[][]> {
+  const graph = {
+    entities: [
+      { name: "Alice", type: "person", aliases: [] },
+      { name: "Paris", type: "place", aliases: [] },
+    ],
+    facts: [{ subject: "Alice", predicate: "lives_in", object: "Paris", objectIsEntity: true, sentence: "Alice lives in Paris.", validAt: null, invalidAt: null }],
+  };
+  const answers: Record<string, unknown> = {
+    complexity: { complexity: "complex", chunk: true, reason: "long" },
+    graph,
+    summary: { summary: "People, places and what they like." },
+    resolution: { entities: [], facts: [] },
+  };
+  const fake = await startFakeOpenAI({
+    embeddingDelayMs: delayMs,
+    chat: (body: ChatRequestBody) => {
+      const task = (body.response_format as { json_schema?: { name?: string } } | undefined)?.json_schema?.name ?? "";
+      return { delayMs, content: answers[task] ?? {} };
+    },
+  });
+  const text = longText(20);
+  const rows: string[][] = [["db", "concurrency", "chunks", "wall ms", "ratio to 1", "not waiting on models", "LLM calls/chunk", "embedding calls/chunk"]];
+  try {
+    for (const { name, database } of dbs) {
+      let serialMs = 0;
+      for (const concurrency of [1, 4]) {
+        const env = parseEnv({
+          GB_MODELS: "openai",
+          OPENAI_API_KEY: "sk-bench",
+          OPENAI_BASE_URL: fake.url,
+          GB_EXTRACT_CONCURRENCY: String(concurrency),
+        });
+        const app = await createApp({ env, database, pollMs: 10 });
+        const ds = await createDataset({ db: database.db, input: { name: `bench-long-${randomUUID().slice(0, 8)}` } });
+        const r = await submitRemember({ app, input: { dataset: ds.name, text, wait: true }, userId: null });
+        await app.remember.stop();
+        if (r.status !== "succeeded") throw new Error(`bench run failed: ${r.error}`);
+        const run = (await database.db.execute(sql`SELECT started_at, finished_at FROM gb_remember_runs WHERE id = ${r.rememberRunId}`)) as unknown;
+        const [times] = (Array.isArray(run) ? run : (run as { rows: unknown[] }).rows) as { started_at: string | Date; finished_at: string | Date }[];
+        const wall = new Date(times!.finished_at).getTime() - new Date(times!.started_at).getTime();
+        const calls = await database.db.select().from(inferences).where(eq(inferences.runId, r.rememberRunId));
+        const waiting = unionMs(calls.map((c) => [c.createdAt.getTime() - c.latencyMs, c.createdAt.getTime()]));
+        const [{ n: chunkCount }] = (await database.db.select({ n: count() }).from(chunks).where(eq(chunks.datasetId, ds.id))) as [{ n: number }];
+        const llm = calls.filter((c) => c.task !== "embed").length;
+        const embeds = calls.length - llm;
+        if (concurrency === 1) serialMs = wall;
+        rows.push([
+          name,
+          String(concurrency),
+          String(chunkCount),
+          String(wall),
+          concurrency === 1 ? "1" : (wall / serialMs).toFixed(2),
+          `${(((wall - waiting) / wall) * 100).toFixed(1)}%`,
+          (llm / chunkCount).toFixed(2),
+          (embeds / chunkCount).toFixed(2),
+        ]);
+      }
+    }
+  } finally {
+    await fake.close();
+  }
+  return rows;
+}
