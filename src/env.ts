@@ -54,6 +54,8 @@ export const EnvSchema = z
     GB_CHUNK_OVERLAP_TOKENS: withDefault(z.coerce.number().int().min(0).max(2048), 64),
     /** chunks extracted and summarised at once within one run */
     GB_EXTRACT_CONCURRENCY: withDefault(z.coerce.number().int().min(1).max(64), 4),
+    /** most tokens of source text query gives the model */
+    GB_QUERY_TOKEN_BUDGET: withDefault(z.coerce.number().int().min(100).max(200_000), 2000),
     PORT: withDefault(z.coerce.number().int().min(1).max(65535), 3000),
   })
   .transform((e, ctx) => {

@@ -1,5 +1,6 @@
 import { datasetsRouter } from "./routers/datasets";
 import { graphRouter } from "./routers/graph";
+import { queryRouter } from "./routers/query";
 import { rememberRouter } from "./routers/remember";
 import { runsRouter } from "./routers/runs";
 import { systemRouter } from "./routers/system";
@@ -10,6 +11,7 @@ export const appRouter = router({
   datasets: datasetsRouter,
   runs: runsRouter,
   remember: rememberRouter,
+  query: queryRouter,
   graph: graphRouter,
 });
 

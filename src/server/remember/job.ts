@@ -6,7 +6,7 @@ import type { Complexity, ExtractedGraph } from "../models/types";
 import { type Candidates, loadCandidates } from "./candidates";
 import { chunkText, countTokens } from "./chunk";
 import { nameKey, uniqueKeys } from "./normalize";
-import { keepOutput } from "./outputs";
+import { keepOutput } from "../runs/outputs";
 import { type Plan, resolvePlan } from "./resolve";
 import type { RunParams } from "./schemas";
 import { type StoreResult, storeChunk, storeSeries } from "./store";
@@ -88,7 +88,7 @@ export class RememberJob {
   }
 
   private keep(stage: string, index: number, output: unknown): Promise<void> {
-    return keepOutput(this.ctx.db, this.ctx, stage, index, output);
+    return keepOutput(this.ctx.db, "remember", this.ctx, stage, index, output);
   }
 
   get occurredAt(): Date | null {

@@ -1,28 +1,28 @@
 import { z } from "zod";
-import { RememberStages, type RunKind } from "../../../lib/stages";
+import { type RunKind, StageTables } from "../../../lib/stages";
 import { rememberChanges } from "../../remember/changes";
-import { rememberOutputs } from "../../remember/read";
 import { getInference, getRun } from "../../runs/get";
+import { listOutputs } from "../../runs/outputs";
 import { listRuns } from "../../runs/list";
 import { GetInferenceInput, GetRunInput, ListRunsInput } from "../../runs/schemas";
 import { publicProcedure, router } from "../trpc";
 
-const OutputsInput = GetRunInput.extend({
-  stage: z.enum(RememberStages.map((s) => s.name) as [string, ...string[]]).optional(),
-});
+const outputsInput = (kind: RunKind) =>
+  GetRunInput.extend({ stage: z.enum(StageTables[kind].map((s) => s.name) as [string, ...string[]]).optional() });
 
 /** remember and query runs are served the same way, over their two logs. */
 const runLogProcedures = (kind: RunKind) => ({
   list: publicProcedure.input(ListRunsInput).query(({ ctx, input }) => listRuns({ db: ctx.db, kind, input })),
   get: publicProcedure.input(GetRunInput).query(({ ctx, input }) => getRun({ db: ctx.db, kind, id: input.id })),
+  /** what each stage kept: remember's stage outputs, query's injection receipts */
+  outputs: publicProcedure
+    .input(outputsInput(kind))
+    .query(({ ctx, input }) => listOutputs({ db: ctx.db, kind, id: input.id, stage: input.stage })),
 });
 
 export const runsRouter = router({
   remember: router({
     ...runLogProcedures("remember"),
-    outputs: publicProcedure
-      .input(OutputsInput)
-      .query(({ ctx, input }) => rememberOutputs({ db: ctx.db, id: input.id, stage: input.stage })),
     changes: publicProcedure.input(GetRunInput).query(({ ctx, input }) => rememberChanges({ db: ctx.db, id: input.id })),
   }),
   query: router(runLogProcedures("query")),

@@ -176,18 +176,3 @@ export const mentions = pgTable(
     index("gb_mentions_target_idx").on(t.datasetId, t.targetKind, t.targetId),
   ],
 );
-
-/** What each remember stage produced, per item, for debugging (runs.remember.outputs). */
-export const rememberStageOutputs = pgTable(
-  "gb_remember_run_stage_outputs",
-  {
-    datasetId: uuid("dataset_id").notNull(),
-    runId: uuid("run_id").notNull(),
-    stage: text("stage").notNull(),
-    /** the Each item (chunk index); 0 for a stage that runs once */
-    itemIndex: integer("item_index").notNull(),
-    output: jsonb("output").notNull(),
-    createdAt: ts("created_at").notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.datasetId, t.runId, t.stage, t.itemIndex] })],
-);

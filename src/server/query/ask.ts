@@ -1,0 +1,38 @@
+import type { App } from "../app";
+import { resolveDataset } from "../datasets/datasets";
+import { resolveStageOptions } from "../models/factory";
+import { recordedModels } from "../models/record";
+import { run } from "../pipeline";
+import { createRunLog } from "../runs/run-log";
+import { QueryJob } from "./job";
+import { queryPipeline } from "./pipeline";
+import type { AskInput, AskResult } from "./schemas";
+
+/** query.ask: runs the query pipeline in the caller's request (no queue), under its run log. */
+export async function ask({ app, input, userId }: { app: App; input: AskInput; userId: string | null }): Promise<AskResult> {
+  const db = app.database.db;
+  const dataset = await resolveDataset(db, input.dataset);
+  const params = { ...input, asOf: input.asOf?.toISOString() ?? null };
+  const log = await createRunLog(db, "query", { datasetId: dataset.id, userId, params });
+  const runId = log.id!;
+  const models = recordedModels(app.provider, {
+    db,
+    datasetId: dataset.id,
+    runKind: "query",
+    runId,
+    stageOptions: resolveStageOptions(app.stageOptions, input.options?.stages),
+  });
+  const job = new QueryJob(
+    { db, models, datasetId: dataset.id, runId, pgvector: app.database.vector, tokenBudget: app.env.GB_QUERY_TOKEN_BUDGET, providers: { geo: false } },
+    input,
+  );
+  let error: Error | null = null;
+  try {
+    await run(queryPipeline, job, log);
+  } catch (e) {
+    error = e instanceof Error ? e : new Error(String(e));
+  }
+  await log.finish(error);
+  if (error) throw error;
+  return { answer: job.answer, queryRunId: runId, sources: job.sources() };
+}

@@ -1,0 +1,101 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { queryRows } from "../db/rows";
+import type { Models } from "../models/record";
+import { Stop } from "../pipeline";
+import { keepOutput } from "../runs/outputs";
+import { type Candidate, cut, fuse, type ListName, retrieveLists } from "./retrieve";
+import { type AskInput, NO_INFORMATION, type Source } from "./schemas";
+
+/** The state of one query call and one method per stage (the list is in pipeline.ts). */
+
+export interface QueryRunContext {
+  db: Db;
+  models: Models;
+  datasetId: string;
+  runId: string;
+  pgvector: boolean;
+  /** most tokens of source text given to the model */
+  tokenBudget: number;
+  /** geo providers configured in this process (#8 brings them; none yet) */
+  providers: { geo: boolean };
+}
+
+export class QueryJob {
+  retrieved: Candidate[] = [];
+  given: Candidate[] = [];
+  answer = NO_INFORMATION;
+  cited: number[] = [];
+
+  constructor(
+    readonly ctx: QueryRunContext,
+    readonly input: AskInput,
+  ) {}
+
+  private keep(stage: string, output: unknown): Promise<void> {
+    return keepOutput(this.ctx.db, "query", this.ctx, stage, 0, output);
+  }
+
+  async retrieveGraph() {
+    // An empty dataset has nothing to retrieve: stop before asking any model, even to embed.
+    if (!(await hasChunks(this.ctx.db, this.ctx.datasetId))) {
+      await this.keep("retrieve_graph", { lists: {}, retrieved: [], note: "the dataset is empty" });
+      return Stop;
+    }
+    const [vector] = await this.ctx.models.embed({ texts: [this.input.question] });
+    const lists = await retrieveLists({
+      db: this.ctx.db,
+      datasetId: this.ctx.datasetId,
+      question: this.input.question,
+      vector: vector ?? [],
+      asOf: this.input.asOf ?? null,
+      pgvector: this.ctx.pgvector,
+      dimensions: this.ctx.models.embeddingDimensions,
+    });
+    this.retrieved = fuse(lists);
+    this.given = cut(this.retrieved, this.input.limit, this.ctx.tokenBudget);
+    await this.keep("retrieve_graph", {
+      lists: Object.fromEntries((Object.entries(lists) as [ListName, Candidate[]][]).map(([k, v]) => [k, v.length])),
+      retrieved: this.retrieved.map(receipt),
+    });
+    // nothing known about it: the fixed answer, and no model is asked
+    if (this.given.length === 0) return Stop;
+  }
+
+  /** detect_geo runs when the question names a place and a geocoder is configured (#8). */
+  namesPlace(): boolean {
+    return this.ctx.providers.geo;
+  }
+
+  async answerQuestion() {
+    const context = this.given.map((c, i) => ({ n: i + 1, text: c.text }));
+    const a = await this.ctx.models.answer({ question: this.input.question, context });
+    this.answer = a.answer;
+    this.cited = a.cited.filter((n) => n >= 1 && n <= context.length);
+    await this.keep("query", { given: this.given.map((c, i) => ({ n: i + 1, ...receipt(c) })), answer: this.answer, cited: this.cited });
+  }
+
+  sources(): Source[] {
+    return this.given.map((c, i) => ({
+      n: i + 1,
+      kind: c.kind,
+      id: c.id,
+      text: c.text,
+      score: Number(c.score.toFixed(6)),
+      validAt: c.validAt,
+      invalidAt: c.invalidAt,
+      entityIds: c.entityIds,
+      source: c.source,
+    }));
+  }
+}
+
+async function hasChunks(db: Db, datasetId: string): Promise<boolean> {
+  const rows = await queryRows(db, sql`SELECT 1 FROM gb_chunks WHERE dataset_id = ${datasetId} LIMIT 1`);
+  return rows.length > 0;
+}
+
+/** What a receipt keeps of a candidate: enough to see why it was (or was not) given. */
+function receipt(c: Candidate) {
+  return { key: c.key, kind: c.kind, text: c.text, score: Number(c.score.toFixed(6)), ranks: c.ranks, textId: c.source.textId };
+}

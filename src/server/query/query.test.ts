@@ -1,0 +1,132 @@
+import { and, eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { QueryStages } from "../../lib/stages";
+import { callerFor, rejection } from "../../test/callers";
+import { describeEachDriver, freshDataset } from "../../test/db";
+import { chunks, facts, inferences } from "../db/schema";
+import { names } from "../pipeline";
+import { queryPipeline } from "./pipeline";
+import { NO_INFORMATION } from "./schemas";
+
+describe("the query pipeline", () => {
+  it("has exactly the stages of its run log, in order (TestPipelineStagesAreTheRunLogs)", () => {
+    expect(names(queryPipeline)).toEqual(QueryStages.map((s) => s.name));
+  });
+});
+
+describeEachDriver("query", (ctx) => {
+  const remember = async (dataset: string, text: string, extra: Record<string, unknown> = {}) => {
+    const r = await callerFor(ctx().app).remember.submit({ dataset, text, wait: true, ...extra });
+    expect(r.status).toBe("succeeded");
+  };
+
+  it("answers from the current facts and, with asOf, from the facts of that time", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    await remember(ds.name, "Alice lives in Paris.");
+    await remember(ds.name, "In 2024 Alice moved to Berlin.");
+    const api = callerFor(app);
+    const now = await api.query.ask({ dataset: ds.name, question: "Where does Alice live?" });
+    expect(now.answer).toMatch(/Berlin/);
+    expect(now.answer).not.toMatch(/Paris/);
+    expect(now.sources.some((s) => s.kind === "fact" && /Paris/.test(s.text))).toBe(false);
+    const then = await api.query.ask({ dataset: ds.name, question: "Where does Alice live?", asOf: "2023-06-01T00:00:00Z" as never });
+    expect(then.answer).toMatch(/Paris/);
+    expect(then.answer).not.toMatch(/Berlin/);
+    const paris = then.sources.find((s) => /Paris/.test(s.text))!;
+    expect(paris.invalidAt?.toISOString().slice(0, 10)).toBe("2024-01-01");
+  });
+
+  it("cites real sources: every [n] in the answer is a source, and every source exists", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    await remember(ds.name, "Bob works at Acme. Acme is based in Lyon.", { source: { kind: "chat", id: "m-1", speaker: "Bob" } });
+    const r = await callerFor(app).query.ask({ dataset: ds.name, question: "Where does Bob work?" });
+    const cited = [...r.answer.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
+    expect(cited.length).toBeGreaterThan(0);
+    for (const n of cited) expect(r.sources.map((s) => s.n)).toContain(n);
+    expect(r.answer).toMatch(/Acme/);
+    const db = app.database.db;
+    for (const s of r.sources) {
+      expect(s.source).toMatchObject({ kind: "chat", id: "m-1", speaker: "Bob" });
+      const table = s.kind === "fact" ? facts : chunks;
+      const found = await db.select({ id: table.id }).from(table).where(and(eq(table.datasetId, ds.id), eq(table.id, s.id)));
+      expect(found).toHaveLength(1);
+      expect(s.score).toBeGreaterThan(0);
+    }
+    expect(r.sources.map((s) => s.n)).toEqual(r.sources.map((_, i) => i + 1));
+  });
+
+  it("stops with the fixed answer when nothing is known, and asks no model", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const api = callerFor(app);
+    const empty = await api.query.ask({ dataset: ds.name, question: "Where does Alice live?" });
+    expect(empty).toMatchObject({ answer: NO_INFORMATION, sources: [] });
+    const run = await api.runs.query.get({ id: empty.queryRunId });
+    expect(run.status).toBe("succeeded");
+    expect(Object.fromEntries(run.stages.map((s) => [s.name, s.status]))).toEqual({
+      retrieve_graph: "succeeded",
+      detect_geo: "skipped",
+      nearby_geo: "skipped",
+      query: "skipped",
+    });
+    const rows = await app.database.db.select().from(inferences).where(eq(inferences.runId, empty.queryRunId));
+    expect(rows).toEqual([]);
+
+    // a known dataset, a question about something else: still no answer model
+    await remember(ds.name, "Carol plays the cello.");
+    const other = await api.query.ask({ dataset: ds.name, question: "zxqv wvut?" });
+    expect(other).toMatchObject({ answer: NO_INFORMATION, sources: [] });
+    const tasks = (await app.database.db.select().from(inferences).where(eq(inferences.runId, other.queryRunId))).map((i) => i.task);
+    expect(tasks).not.toContain("answer");
+  });
+
+  it("keeps receipts: what was retrieved and what was given to the model", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    await remember(ds.name, "Dana teaches math in Oslo. Dana likes skiing.");
+    const api = callerFor(app);
+    const r = await api.query.ask({ dataset: ds.name, question: "What does Dana like?", limit: 2 });
+    expect(r.sources.length).toBeLessThanOrEqual(2);
+    const outputs = await api.runs.query.outputs({ id: r.queryRunId });
+    expect(outputs.map((o) => o.stage)).toEqual(["retrieve_graph", "query"]);
+    const retrieved = (outputs[0]!.output as { retrieved: { key: string; ranks: Record<string, number> }[] }).retrieved;
+    const given = (outputs[1]!.output as { given: { n: number; key: string }[] }).given;
+    expect(retrieved.length).toBeGreaterThanOrEqual(given.length);
+    expect(given.map((g) => g.n)).toEqual(r.sources.map((s) => s.n));
+    expect(given.map((g) => g.key)).toEqual(r.sources.map((s) => `${s.kind}:${s.id}`));
+    expect(Object.keys(retrieved[0]!.ranks).length).toBeGreaterThan(0);
+    const run = await api.runs.query.get({ id: r.queryRunId });
+    expect(run.stages.find((s) => s.name === "query")?.inferenceIds.length).toBe(1);
+    expect(run.params).toMatchObject({ question: "What does Dana like?", limit: 2 });
+  });
+
+  it("rejects bad input with the field, and makes no run", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const api = callerFor(app);
+    expect(await rejection(api.query.ask({ dataset: ds.name, question: " " }))).toMatchObject({ code: "BAD_REQUEST", field: "question" });
+    expect(await rejection(api.query.ask({ dataset: ds.name, question: "q", limit: 0 }))).toMatchObject({ code: "BAD_REQUEST", field: "limit" });
+    expect(await rejection(api.query.ask({ dataset: "nope-nope", question: "q" }))).toMatchObject({ code: "NOT_FOUND" });
+    expect((await api.runs.query.list({ dataset: ds.name })).items).toEqual([]);
+  });
+
+  it("answers 50 concurrent queries while a remember run is in progress", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    await remember(ds.name, "Erin lives in Quito. Erin works at Globex.");
+    const api = callerFor(app);
+    const long = Array.from({ length: 200 }, (_, i) => `Visitor ${i} from Quito met Erin at the Globex office.`).join(" ");
+    const pending = await api.remember.submit({ dataset: ds.name, text: long });
+    const answers = await Promise.all(Array.from({ length: 50 }, () => api.query.ask({ dataset: ds.name, question: "Where does Erin live?" })));
+    const during = await api.remember.get({ id: pending.rememberRunId });
+    expect(answers.every((a) => /Quito/.test(a.answer))).toBe(true);
+    expect(["queued", "started", "succeeded"]).toContain(during.status);
+    const runs = await api.runs.query.list({ dataset: ds.name, limit: 100 });
+    expect(runs.counts.succeeded).toBe(50);
+    await app.remember.waitFor(pending.rememberRunId, 60_000);
+    const count = await app.database.db.execute(sql`SELECT 1`);
+    expect(count).toBeTruthy();
+  });
+});

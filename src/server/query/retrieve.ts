@@ -1,0 +1,267 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { queryRows } from "../db/rows";
+import { cosineDistance, vectorRows } from "../db/vector";
+import { countTokens } from "../remember/chunk";
+import { nameKey } from "../remember/normalize";
+import type { SourceRef } from "./schemas";
+
+/*
+ * retrieve_graph: hybrid candidates, each list ranked on its own, fused by reciprocal rank:
+ *   facts_text      full text over fact sentences (tsvector, GIN)
+ *   chunks_text     full text over chunk summaries and content
+ *   entities        entities named in the question (exact n-grams, then trigram), expanded one
+ *                   hop through their facts
+ *   facts_vector    embedding neighbours among facts (pgvector HNSW, or the scan fallback)
+ *   chunks_vector   embedding neighbours among chunks
+ * Facts are the current ones (not expired, not ended), or those that held at `asOf`.
+ */
+
+export type ListName = "facts_text" | "chunks_text" | "entities" | "facts_vector" | "chunks_vector";
+
+export interface Candidate {
+  key: string;
+  kind: "fact" | "summary";
+  id: string;
+  text: string;
+  validAt: Date | null;
+  invalidAt: Date | null;
+  entityIds: string[];
+  source: SourceRef;
+  /** 1-based rank in each list that found it */
+  ranks: Partial<Record<ListName, number>>;
+  score: number;
+  tokens: number;
+}
+
+export interface RetrieveQuery {
+  db: Db;
+  datasetId: string;
+  question: string;
+  vector: number[];
+  asOf: Date | null;
+  pgvector: boolean;
+  dimensions: number;
+}
+
+const PER_LIST = 30;
+/**
+ * Embedding neighbours further than this (cosine distance; 1 = unrelated) are not candidates:
+ * the nearest rows of a dataset are not an answer to a question about something else.
+ */
+const MAX_DISTANCE = 0.75;
+/** reciprocal rank fusion's constant (Cormack et al. 2009) */
+const RRF_K = 60;
+
+type FactRow = {
+  id: string;
+  subject_id: string;
+  object_id: string | null;
+  sentence: string;
+  valid_at: Date | string | null;
+  invalid_at: Date | string | null;
+  text_id: string;
+  chunk_id: string;
+  source: Record<string, string> | string;
+};
+type ChunkRow = { id: string; text_id: string; summary: string; content: string; source: Record<string, string> | string };
+
+const date = (v: Date | string | null) => (v === null ? null : new Date(v));
+const ref = (textId: string, chunkId: string, source: Record<string, string> | string): SourceRef => ({
+  textId,
+  chunkId,
+  ...((typeof source === "string" ? JSON.parse(source) : source) as Omit<SourceRef, "textId" | "chunkId">),
+});
+
+/** The question as an OR full-text query (stop words dropped by the english config). */
+export function orQuery(question: string): string {
+  const words = [...new Set(question.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [])];
+  return words.join(" | ");
+}
+
+/** Normalised 1- to 3-word spans of the question, to find the entities it names. */
+export function questionSpans(question: string): string[] {
+  const words = nameKey(question).split(" ").filter(Boolean);
+  const spans = new Set<string>();
+  for (let n = 1; n <= 3; n++) for (let i = 0; i + n <= words.length; i++) spans.add(words.slice(i, i + n).join(" "));
+  return [...spans];
+}
+
+function factValidity(asOf: Date | null): SQL {
+  if (!asOf) return sql`f.expired_at IS NULL AND (f.invalid_at IS NULL OR f.invalid_at > now())`;
+  const at = asOf.toISOString();
+  // held at asOf: begun by then (its own start, else when its text happened; a fact with neither
+  // has no known start) and not yet ended
+  return sql`coalesce(coalesce(f.valid_at, t.occurred_at) <= ${at}::timestamptz, true)
+             AND (f.invalid_at IS NULL OR f.invalid_at > ${at}::timestamptz)`;
+}
+
+function chunkValidity(asOf: Date | null): SQL {
+  // A chunk all of whose facts were retired tells of a past that is no longer so ("Alice lives
+  // in Paris" after she moved): its summary is not current context.
+  if (!asOf) {
+    return sql`NOT (
+      EXISTS (SELECT 1 FROM gb_mentions m WHERE m.dataset_id = c.dataset_id AND m.chunk_id = c.id AND m.target_kind = 'fact')
+      AND NOT EXISTS (
+        SELECT 1 FROM gb_mentions m JOIN gb_facts mf ON mf.dataset_id = m.dataset_id AND mf.id = m.target_id
+        WHERE m.dataset_id = c.dataset_id AND m.chunk_id = c.id AND m.target_kind = 'fact' AND mf.expired_at IS NULL))`;
+  }
+  return sql`coalesce(t.occurred_at, t.created_at) <= ${asOf.toISOString()}::timestamptz`;
+}
+
+const factColumns = sql`f.id, f.subject_id, f.object_id, f.sentence, f.valid_at, f.invalid_at, f.text_id, f.chunk_id, t.source`;
+const factTables = sql`gb_facts f JOIN gb_texts t ON t.dataset_id = f.dataset_id AND t.id = f.text_id`;
+const factFrom = sql`SELECT ${factColumns} FROM ${factTables}`;
+const chunkColumns = sql`c.id, c.text_id, c.summary, c.content, t.source`;
+const chunkTables = sql`gb_chunks c JOIN gb_texts t ON t.dataset_id = c.dataset_id AND t.id = c.text_id`;
+const chunkFrom = sql`SELECT ${chunkColumns} FROM ${chunkTables}`;
+
+async function entityIdsNamed(q: RetrieveQuery): Promise<string[]> {
+  const spans = questionSpans(q.question);
+  if (spans.length === 0) return [];
+  const json = sql`${JSON.stringify(spans)}::jsonb`;
+  const exact = await queryRows<{ id: string }>(
+    q.db,
+    sql`SELECT id FROM gb_entities
+        WHERE dataset_id = ${q.datasetId}
+          AND (name_key IN (SELECT jsonb_array_elements_text(${json}))
+               OR alias_keys && ARRAY(SELECT jsonb_array_elements_text(${json})))
+        LIMIT 20`,
+  );
+  // near misses ("Alise", "acme corp"): trigram-similar names of the longer spans
+  const longer = spans.filter((s) => s.length >= 4);
+  const similar = longer.length
+    ? await queryRows<{ id: string }>(
+        q.db,
+        sql`SELECT DISTINCT e.id FROM jsonb_array_elements_text(${JSON.stringify(longer)}::jsonb) AS s(span)
+            CROSS JOIN LATERAL (
+              SELECT id FROM gb_entities
+              WHERE dataset_id = ${q.datasetId} AND name_key % s.span AND similarity(name_key, s.span) >= 0.6
+              ORDER BY similarity(name_key, s.span) DESC LIMIT 2
+            ) e`,
+      )
+    : [];
+  return [...new Set([...exact, ...similar].map((r) => r.id))];
+}
+
+export async function retrieveLists(q: RetrieveQuery): Promise<Record<ListName, Candidate[]>> {
+  const { db, datasetId, asOf } = q;
+  const tsq = orQuery(q.question);
+  const factOf = (r: FactRow): Candidate => ({
+    key: `fact:${r.id}`,
+    kind: "fact",
+    id: r.id,
+    text: r.sentence,
+    validAt: date(r.valid_at),
+    invalidAt: date(r.invalid_at),
+    entityIds: r.object_id ? [r.subject_id, r.object_id] : [r.subject_id],
+    source: ref(r.text_id, r.chunk_id, r.source),
+    ranks: {},
+    score: 0,
+    tokens: 0,
+  });
+  const chunkOf = (r: ChunkRow): Candidate => ({
+    key: `summary:${r.id}`,
+    kind: "summary",
+    id: r.id,
+    text: r.summary || r.content,
+    validAt: null,
+    invalidAt: null,
+    entityIds: [],
+    source: ref(r.text_id, r.id, r.source),
+    ranks: {},
+    score: 0,
+    tokens: 0,
+  });
+
+  const factsText = tsq
+    ? await queryRows<FactRow>(
+        db,
+        sql`${factFrom} WHERE f.dataset_id = ${datasetId} AND ${factValidity(asOf)}
+              AND f.sentence_tsv @@ to_tsquery('english', ${tsq})
+            ORDER BY ts_rank_cd(f.sentence_tsv, to_tsquery('english', ${tsq})) DESC, f.created_at DESC LIMIT ${PER_LIST}`,
+      )
+    : [];
+  const chunksText = tsq
+    ? await queryRows<ChunkRow>(
+        db,
+        sql`${chunkFrom} WHERE c.dataset_id = ${datasetId} AND ${chunkValidity(asOf)}
+              AND c.search_tsv @@ to_tsquery('english', ${tsq})
+            ORDER BY ts_rank_cd(c.search_tsv, to_tsquery('english', ${tsq})) DESC, c.created_at DESC LIMIT ${PER_LIST}`,
+      )
+    : [];
+
+  const named = await entityIdsNamed(q);
+  const ids = sql`${JSON.stringify(named)}::jsonb`;
+  const byEntity = named.length
+    ? await queryRows<FactRow>(
+        db,
+        sql`${factFrom} WHERE f.dataset_id = ${datasetId} AND ${factValidity(asOf)}
+              AND (f.subject_id IN (SELECT (jsonb_array_elements_text(${ids}))::uuid)
+                   OR f.object_id IN (SELECT (jsonb_array_elements_text(${ids}))::uuid))
+            ORDER BY ((f.subject_id IN (SELECT (jsonb_array_elements_text(${ids}))::uuid))::int
+                    + (coalesce(f.object_id IN (SELECT (jsonb_array_elements_text(${ids}))::uuid), false))::int) DESC,
+                     f.created_at DESC
+            LIMIT ${PER_LIST}`,
+      )
+    : [];
+
+  const vectorOpts = { pgvector: q.pgvector, dimensions: q.dimensions };
+  const canVector = q.vector.length === q.dimensions && q.vector.some((x) => x !== 0);
+  const factDistance = canVector ? cosineDistance(sql`f.embedding`, q.vector, vectorOpts) : null;
+  const chunkDistance = canVector ? cosineDistance(sql`c.embedding`, q.vector, vectorOpts) : null;
+  const factsVector = factDistance
+    ? await queryRows<FactRow>(
+        db,
+        sql`SELECT * FROM (
+              SELECT ${factColumns}, ${factDistance} AS d FROM ${factTables} WHERE f.dataset_id = ${datasetId} AND ${factValidity(asOf)} AND ${vectorRows(sql`f.embedding`, q.dimensions)}
+              ORDER BY ${factDistance} LIMIT ${PER_LIST}
+            ) n WHERE d <= ${MAX_DISTANCE}`,
+      )
+    : [];
+  const chunksVector = chunkDistance
+    ? await queryRows<ChunkRow>(
+        db,
+        sql`SELECT * FROM (
+              SELECT ${chunkColumns}, ${chunkDistance} AS d FROM ${chunkTables} WHERE c.dataset_id = ${datasetId} AND ${chunkValidity(asOf)} AND ${vectorRows(sql`c.embedding`, q.dimensions)}
+              ORDER BY ${chunkDistance} LIMIT ${PER_LIST}
+            ) n WHERE d <= ${MAX_DISTANCE}`,
+      )
+    : [];
+
+  return {
+    facts_text: factsText.map(factOf),
+    chunks_text: chunksText.map(chunkOf),
+    entities: byEntity.map(factOf),
+    facts_vector: factsVector.map(factOf),
+    chunks_vector: chunksVector.map(chunkOf),
+  };
+}
+
+/** Reciprocal rank fusion of the lists, best first. */
+export function fuse(lists: Record<ListName, Candidate[]>): Candidate[] {
+  const all = new Map<string, Candidate>();
+  for (const [name, list] of Object.entries(lists) as [ListName, Candidate[]][]) {
+    list.forEach((c, i) => {
+      const seen = all.get(c.key) ?? { ...c, ranks: {}, score: 0 };
+      seen.ranks[name] = i + 1;
+      seen.score += 1 / (RRF_K + i + 1);
+      all.set(c.key, seen);
+    });
+  }
+  return [...all.values()].sort((a, b) => b.score - a.score || a.key.localeCompare(b.key));
+}
+
+/** The best candidates within `limit` sources and `tokenBudget` tokens of text. */
+export function cut(ranked: Candidate[], limit: number, tokenBudget: number): Candidate[] {
+  const out: Candidate[] = [];
+  let tokens = 0;
+  for (const c of ranked) {
+    if (out.length >= limit) break;
+    const t = countTokens(c.text);
+    if (tokens + t > tokenBudget && out.length > 0) continue;
+    tokens += t;
+    out.push({ ...c, tokens: t });
+  }
+  return out;
+}

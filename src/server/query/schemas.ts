@@ -1,0 +1,55 @@
+import { z } from "zod";
+import { QueryStages } from "../../lib/stages";
+import { DatasetName } from "../datasets/schemas";
+import { CallOptions } from "../models/types";
+import { Instant } from "../remember/schemas";
+
+const stageNames = QueryStages.map((s) => s.name) as [string, ...string[]];
+
+export const AskInput = z
+  .object({
+    dataset: DatasetName,
+    question: z.string().refine((q) => q.trim().length > 0, "must not be empty").pipe(z.string().max(4000)),
+    /** a chat session whose short-term memory joins the context (once short-term memory lands) */
+    session: z.string().min(1).max(500).optional(),
+    /** answer from the facts that held at this time, instead of the current ones */
+    asOf: Instant.optional(),
+    /** the most sources to give the model (default 10) */
+    limit: z.number().int().min(1).max(50).default(10),
+    options: z
+      .object({ stages: z.partialRecord(z.enum(stageNames), CallOptions).optional() })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type AskInput = z.infer<typeof AskInput>;
+
+export interface SourceRef {
+  textId: string;
+  chunkId: string;
+  kind?: string;
+  id?: string;
+  url?: string;
+  speaker?: string;
+}
+
+export interface Source {
+  /** the number the answer cites it by, [n] */
+  n: number;
+  kind: "fact" | "summary";
+  id: string;
+  text: string;
+  score: number;
+  validAt: Date | null;
+  invalidAt: Date | null;
+  entityIds: string[];
+  source: SourceRef;
+}
+
+export interface AskResult {
+  answer: string;
+  queryRunId: string;
+  sources: Source[];
+}
+
+export const NO_INFORMATION = "I don't have any information about that.";
