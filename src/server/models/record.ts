@@ -30,12 +30,13 @@ import { ModelError } from "./types";
 export interface Models {
   readonly provider: ProviderName;
   readonly embeddingDimensions: number;
+  readonly semanticEmbeddings: boolean;
   classifyComplexity(input: { text: string }, opts?: CallOptions): Promise<Complexity>;
   extractGraph(
     input: { text: string; occurredAt?: string | null; speaker?: string | null },
     opts?: CallOptions,
   ): Promise<ExtractedGraph>;
-  summarize(input: { text: string }, opts?: CallOptions): Promise<Summary>;
+  summarize(input: { text: string; speaker?: string | null }, opts?: CallOptions): Promise<Summary>;
   resolveEdges(input: ResolveEdgesInput, opts?: CallOptions): Promise<ResolveEdges>;
   embed(input: { texts: string[] }, opts?: CallOptions): Promise<number[][]>;
   answer(input: { question: string; context: ContextItem[] }, opts?: CallOptions): Promise<Answer>;
@@ -114,6 +115,7 @@ export function recordedModels(provider: ModelProvider, target: RecordTarget): M
   return {
     provider: provider.name,
     embeddingDimensions: provider.embeddingDimensions,
+    semanticEmbeddings: provider.semanticEmbeddings,
     classifyComplexity: (input, o) => call("classify", o, (opts) => provider.classifyComplexity(input, opts)),
     extractGraph: (input, o) => call("extract", o, (opts) => provider.extractGraph(input, opts)),
     summarize: (input, o) => call("summarize", o, (opts) => provider.summarize(input, opts)),

@@ -166,7 +166,8 @@ export interface ModelProvider {
     input: { text: string; occurredAt?: string | null; speaker?: string | null },
     opts: CallOptions,
   ): Promise<ModelResult<ExtractedGraph>>;
-  summarize(input: { text: string }, opts: CallOptions): Promise<ModelResult<Summary>>;
+  /** `speaker`: who said the text (a chat turn); the summary names them */
+  summarize(input: { text: string; speaker?: string | null }, opts: CallOptions): Promise<ModelResult<Summary>>;
   /** resolve_edges: which new entities are existing ones, which new facts repeat or contradict current ones */
   resolveEdges(input: ResolveEdgesInput, opts: CallOptions): Promise<ModelResult<ResolveEdges>>;
   /** one vector per text, all of `dimensions` length, L2-normalised */
@@ -180,6 +181,12 @@ export interface ModelProvider {
     opts: CallOptions,
   ): Promise<ModelResult<ChatReply>>;
   readonly embeddingDimensions: number;
+  /**
+   * Whether embeddings carry meaning beyond the words (a trained model), so that nearest
+   * neighbours find what full text cannot. The builtin hashed embeddings do not: query does not
+   * search by them (measured on LoCoMo: they only add noise to full text).
+   */
+  readonly semanticEmbeddings: boolean;
 }
 
 /**

@@ -42,12 +42,13 @@ export class QueryJob {
       await this.keep("retrieve_graph", { lists: {}, retrieved: [], note: "the dataset is empty" });
       return Stop;
     }
-    const [vector] = await this.ctx.models.embed({ texts: [this.input.question] });
+    const models = this.ctx.models;
+    const vector = models.semanticEmbeddings ? ((await models.embed({ texts: [this.input.question] }))[0] ?? null) : null;
     const lists = await retrieveLists({
       db: this.ctx.db,
       datasetId: this.ctx.datasetId,
       question: this.input.question,
-      vector: vector ?? [],
+      vector,
       asOf: this.input.asOf ?? null,
       pgvector: this.ctx.pgvector,
       dimensions: this.ctx.models.embeddingDimensions,
@@ -56,6 +57,7 @@ export class QueryJob {
     this.given = cut(this.retrieved, this.input.limit, this.ctx.tokenBudget);
     await this.keep("retrieve_graph", {
       lists: Object.fromEntries((Object.entries(lists) as [ListName, Candidate[]][]).map(([k, v]) => [k, v.length])),
+      ...(vector ? {} : { vectors: "not searched: the embeddings of this provider are not semantic" }),
       retrieved: this.retrieved.map(receipt),
     });
     // nothing known about it: the fixed answer, and no model is asked

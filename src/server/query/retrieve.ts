@@ -4,20 +4,23 @@ import { queryRows } from "../db/rows";
 import { cosineDistance, vectorRows } from "../db/vector";
 import { countTokens } from "../remember/chunk";
 import { nameKey } from "../remember/normalize";
+import { bm25, matches, termWeights } from "./bm25";
 import type { SourceRef } from "./schemas";
 
 /*
  * retrieve_graph: hybrid candidates, each list ranked on its own, fused by reciprocal rank:
- *   facts_text      full text over fact sentences (tsvector, GIN)
- *   chunks_text     full text over chunk summaries and content
+ *   facts_text      full text over fact sentences (tsvector, GIN), BM25-weighted (bm25.ts)
+ *   chunks_text     full text over chunk summaries and content, BM25-weighted
  *   entities        entities named in the question (exact n-grams, then trigram), expanded one
  *                   hop through their facts
  *   facts_vector    embedding neighbours among facts (pgvector HNSW, or the scan fallback)
  *   chunks_vector   embedding neighbours among chunks
+ *   series_next     the text after each of the best full-text chunks in its series (an answer
+ *                   follows its question in a conversation)
  * Facts are the current ones (not expired, not ended), or those that held at `asOf`.
  */
 
-export type ListName = "facts_text" | "chunks_text" | "entities" | "facts_vector" | "chunks_vector";
+export type ListName = "facts_text" | "chunks_text" | "entities" | "facts_vector" | "chunks_vector" | "series_next";
 
 export interface Candidate {
   key: string;
@@ -38,7 +41,8 @@ export interface RetrieveQuery {
   db: Db;
   datasetId: string;
   question: string;
-  vector: number[];
+  /** the question's embedding; null when the embeddings are not semantic (no vector lists) */
+  vector: number[] | null;
   asOf: Date | null;
   pgvector: boolean;
   dimensions: number;
@@ -72,12 +76,6 @@ const ref = (textId: string, chunkId: string, source: Record<string, string> | s
   chunkId,
   ...((typeof source === "string" ? JSON.parse(source) : source) as Omit<SourceRef, "textId" | "chunkId">),
 });
-
-/** The question as an OR full-text query (stop words dropped by the english config). */
-export function orQuery(question: string): string {
-  const words = [...new Set(question.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [])];
-  return words.join(" | ");
-}
 
 /** Normalised 1- to 3-word spans of the question, to find the entities it names. */
 export function questionSpans(question: string): string[] {
@@ -146,7 +144,6 @@ async function entityIdsNamed(q: RetrieveQuery): Promise<string[]> {
 
 export async function retrieveLists(q: RetrieveQuery): Promise<Record<ListName, Candidate[]>> {
   const { db, datasetId, asOf } = q;
-  const tsq = orQuery(q.question);
   const factOf = (r: FactRow): Candidate => ({
     key: `fact:${r.id}`,
     kind: "fact",
@@ -174,20 +171,19 @@ export async function retrieveLists(q: RetrieveQuery): Promise<Record<ListName, 
     tokens: 0,
   });
 
-  const factsText = tsq
+  const w = await termWeights(db, datasetId, q.question);
+  const factsText = w.terms.length
     ? await queryRows<FactRow>(
         db,
-        sql`${factFrom} WHERE f.dataset_id = ${datasetId} AND ${factValidity(asOf)}
-              AND f.sentence_tsv @@ to_tsquery('english', ${tsq})
-            ORDER BY ts_rank_cd(f.sentence_tsv, to_tsquery('english', ${tsq})) DESC, f.created_at DESC LIMIT ${PER_LIST}`,
+        sql`${factFrom} WHERE f.dataset_id = ${datasetId} AND ${factValidity(asOf)} AND ${matches(sql`f.sentence_tsv`, w)}
+            ORDER BY ${bm25(sql`f.sentence_tsv`, w, false)} DESC, f.created_at DESC LIMIT ${PER_LIST}`,
       )
     : [];
-  const chunksText = tsq
+  const chunksText = w.terms.length
     ? await queryRows<ChunkRow>(
         db,
-        sql`${chunkFrom} WHERE c.dataset_id = ${datasetId} AND ${chunkValidity(asOf)}
-              AND c.search_tsv @@ to_tsquery('english', ${tsq})
-            ORDER BY ts_rank_cd(c.search_tsv, to_tsquery('english', ${tsq})) DESC, c.created_at DESC LIMIT ${PER_LIST}`,
+        sql`${chunkFrom} WHERE c.dataset_id = ${datasetId} AND ${chunkValidity(asOf)} AND ${matches(sql`c.search_tsv`, w)}
+            ORDER BY ${bm25(sql`c.search_tsv`, w, true)} DESC, c.created_at DESC LIMIT ${PER_LIST}`,
       )
     : [];
 
@@ -201,15 +197,16 @@ export async function retrieveLists(q: RetrieveQuery): Promise<Record<ListName, 
                    OR f.object_id IN (SELECT (jsonb_array_elements_text(${ids}))::uuid))
             ORDER BY ((f.subject_id IN (SELECT (jsonb_array_elements_text(${ids}))::uuid))::int
                     + (coalesce(f.object_id IN (SELECT (jsonb_array_elements_text(${ids}))::uuid), false))::int) DESC,
+                     ${w.terms.length ? sql`${bm25(sql`f.sentence_tsv`, w, false)} DESC,` : sql``}
                      f.created_at DESC
             LIMIT ${PER_LIST}`,
       )
     : [];
 
   const vectorOpts = { pgvector: q.pgvector, dimensions: q.dimensions };
-  const canVector = q.vector.length === q.dimensions && q.vector.some((x) => x !== 0);
-  const factDistance = canVector ? cosineDistance(sql`f.embedding`, q.vector, vectorOpts) : null;
-  const chunkDistance = canVector ? cosineDistance(sql`c.embedding`, q.vector, vectorOpts) : null;
+  const v = q.vector && q.vector.length === q.dimensions && q.vector.some((x) => x !== 0) ? q.vector : null;
+  const factDistance = v ? cosineDistance(sql`f.embedding`, v, vectorOpts) : null;
+  const chunkDistance = v ? cosineDistance(sql`c.embedding`, v, vectorOpts) : null;
   const factsVector = factDistance
     ? await queryRows<FactRow>(
         db,
@@ -229,7 +226,22 @@ export async function retrieveLists(q: RetrieveQuery): Promise<Record<ListName, 
       )
     : [];
 
+  const seeds = [...new Set([...chunksText, ...factsText].map((r) => r.text_id))].slice(0, 10);
+  const seriesNext = seeds.length
+    ? await queryRows<ChunkRow>(
+        db,
+        sql`SELECT ${chunkColumns}
+            FROM jsonb_array_elements_text(${JSON.stringify(seeds)}::jsonb) WITH ORDINALITY AS s(text_id, ord)
+            JOIN gb_texts t0 ON t0.dataset_id = ${datasetId} AND t0.id = s.text_id::uuid
+            JOIN gb_texts t ON t.dataset_id = t0.dataset_id AND t.series_key = t0.series_key AND t.series_position = t0.series_position + 1
+            JOIN gb_chunks c ON c.dataset_id = t.dataset_id AND c.text_id = t.id
+            WHERE ${chunkValidity(asOf)}
+            ORDER BY s.ord, c.idx LIMIT ${PER_LIST}`,
+      )
+    : [];
+
   return {
+    series_next: seriesNext.map(chunkOf),
     facts_text: factsText.map(factOf),
     chunks_text: chunksText.map(chunkOf),
     entities: byEntity.map(factOf),
@@ -252,12 +264,19 @@ export function fuse(lists: Record<ListName, Candidate[]>): Candidate[] {
   return [...all.values()].sort((a, b) => b.score - a.score || a.key.localeCompare(b.key));
 }
 
-/** The best candidates within `limit` sources and `tokenBudget` tokens of text. */
+/**
+ * The best candidates within `limit` sources and `tokenBudget` tokens of text, one per chunk:
+ * a chunk's facts and its summary say the same thing, and a place in the context is worth
+ * more given to another chunk.
+ */
 export function cut(ranked: Candidate[], limit: number, tokenBudget: number): Candidate[] {
   const out: Candidate[] = [];
+  const chunks = new Set<string>();
   let tokens = 0;
   for (const c of ranked) {
     if (out.length >= limit) break;
+    if (chunks.has(c.source.chunkId)) continue;
+    chunks.add(c.source.chunkId);
     const t = countTokens(c.text);
     if (tokens + t > tokenBudget && out.length > 0) continue;
     tokens += t;

@@ -83,7 +83,10 @@ export class RememberJob {
     this.extractions = new Lookahead(settings.extractConcurrency, (i) =>
       models.extractGraph({ text: this.chunks[i]!.content, occurredAt: params.occurredAt, speaker }),
     );
-    this.summaries = new Lookahead(settings.extractConcurrency, async (i) => (await models.summarize({ text: this.chunks[i]!.content })).summary);
+    this.summaries = new Lookahead(
+      settings.extractConcurrency,
+      async (i) => (await models.summarize({ text: this.chunks[i]!.content, speaker })).summary,
+    );
     this.embeddings = new Lookahead(settings.extractConcurrency, (i) => models.embed({ texts: this.embeddingTexts(this.chunks[i]!) }));
   }
 
@@ -142,7 +145,10 @@ export class RememberJob {
     const graph = chunk.graph ?? { entities: [], facts: [] };
     chunk.vectors = await this.embeddings.get(chunk.index, this.chunks.length);
     const keys = uniqueKeys(graph.entities.flatMap((e) => [e.name, ...e.aliases]));
-    const vectors = graph.entities.map((e, i) => ({ key: nameKey(e.name), vector: chunk.vectors![1 + i]! }));
+    // embedding neighbours only where embeddings mean something beyond the words (not builtin's)
+    const vectors = this.ctx.models.semanticEmbeddings
+      ? graph.entities.map((e, i) => ({ key: nameKey(e.name), vector: chunk.vectors![1 + i]! }))
+      : [];
     chunk.candidates = await loadCandidates(this.ctx.db, {
       datasetId: this.ctx.datasetId,
       keys,

@@ -42,6 +42,18 @@ async function linkSeries(tx: Tx, datasetId: string, textId: string, seriesKey: 
   return row?.position ?? 0;
 }
 
+/** Adds the chunk's lexemes to the dataset's full-text statistics (query's BM25 weights). */
+async function countTerms(tx: Tx, datasetId: string, chunkId: string): Promise<void> {
+  await tx.execute(sql`
+    INSERT INTO gb_term_stats (dataset_id, lexeme, df)
+    SELECT dataset_id, unnest(tsvector_to_array(search_tsv)), 1 FROM gb_chunks WHERE dataset_id = ${datasetId} AND id = ${chunkId}
+    ON CONFLICT (dataset_id, lexeme) DO UPDATE SET df = gb_term_stats.df + 1`);
+  await tx.execute(sql`
+    INSERT INTO gb_search_stats (dataset_id, chunks, lexemes)
+    SELECT dataset_id, 1, length(search_tsv) FROM gb_chunks WHERE dataset_id = ${datasetId} AND id = ${chunkId}
+    ON CONFLICT (dataset_id) DO UPDATE SET chunks = gb_search_stats.chunks + 1, lexemes = gb_search_stats.lexemes + excluded.lexemes`);
+}
+
 export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult> {
   const { datasetId, runId, plan } = input;
   const now = new Date();
@@ -60,6 +72,7 @@ export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult
       })
       .onConflictDoNothing();
     await tx.insert(chunks).values({ datasetId, textId: input.text.id, runId, createdAt: now, ...input.chunk });
+    await countTerms(tx, datasetId, input.chunk.id);
 
     const created = plan.entities.filter((e) => e.isNew);
     if (created.length > 0) {

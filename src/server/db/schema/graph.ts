@@ -176,3 +176,25 @@ export const mentions = pgTable(
     index("gb_mentions_target_idx").on(t.datasetId, t.targetKind, t.targetId),
   ],
 );
+
+/*
+ * Full-text statistics per dataset, kept by store in the chunk's transaction: how many chunks
+ * hold each lexeme (document frequency) and how many chunks and lexemes there are in all. query
+ * weighs its terms by them (BM25's idf and length norm), which Postgres's ts_rank cannot.
+ */
+export const termStats = pgTable(
+  "gb_term_stats",
+  {
+    datasetId: uuid("dataset_id").notNull(),
+    lexeme: text("lexeme").notNull(),
+    df: integer("df").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.datasetId, t.lexeme] })],
+);
+
+export const searchStats = pgTable("gb_search_stats", {
+  datasetId: uuid("dataset_id").primaryKey(),
+  chunks: integer("chunks").notNull(),
+  /** lexemes summed over chunks (length(search_tsv)), for the average chunk length */
+  lexemes: integer("lexemes").notNull(),
+});

@@ -18,6 +18,7 @@ export function createBuiltinProvider(): ModelProvider {
   return {
     name: "builtin",
     embeddingDimensions: EMBEDDING_DIMENSIONS,
+    semanticEmbeddings: false,
     async classifyComplexity(input) {
       const value = classifyText(input.text);
       return builtinResult(BUILTIN_MODELS.classify, input, value, estimateTokens(input.text), estimateTokens(value.reason));
@@ -28,7 +29,9 @@ export function createBuiltinProvider(): ModelProvider {
       return builtinResult(BUILTIN_MODELS.extract, input, value, estimateTokens(input.text), estimateTokens(out));
     },
     async summarize(input) {
-      const value = { summary: summarizeText(input.text) };
+      // extractive: the text's own sentences, said by the speaker when there is one
+      const summary = summarizeText(input.text);
+      const value = { summary: input.speaker && summary ? `${input.speaker}: ${summary}` : summary };
       return builtinResult(BUILTIN_MODELS.summarize, input, value, estimateTokens(input.text), estimateTokens(value.summary));
     },
     async resolveEdges(input) {

@@ -36,12 +36,18 @@ export function createOpenAIProvider(cfg: OpenAIProviderConfig): ModelProvider {
   return {
     name: "openai",
     embeddingDimensions: cfg.defaults.embeddingDimensions,
+    semanticEmbeddings: true,
     classifyComplexity: (input, opts) =>
       structuredCall(ctx, opts, { name: "complexity", schema: Complexity, system: CLASSIFY_PROMPT, user: input.text }),
     extractGraph: (input, opts) =>
       structuredCall(ctx, opts, { name: "graph", schema: ExtractedGraph, system: EXTRACT_PROMPT, user: extractUserMessage(input) }),
     summarize: (input, opts) =>
-      structuredCall(ctx, opts, { name: "summary", schema: Summary, system: SUMMARIZE_PROMPT, user: input.text }),
+      structuredCall(ctx, opts, {
+        name: "summary",
+        schema: Summary,
+        system: SUMMARIZE_PROMPT,
+        user: input.speaker ? `Said by ${input.speaker} (name them in the summary):\n${input.text}` : input.text,
+      }),
     resolveEdges: (input, opts) => resolveCall(ctx, opts, input),
     answer: (input, opts) =>
       structuredCall(ctx, opts, { name: "answer", schema: Answer, system: ANSWER_PROMPT, user: answerUserMessage(input) }),

@@ -1,0 +1,74 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { queryRows } from "../db/rows";
+
+/*
+ * BM25 weights for full-text retrieval. Postgres's ts_rank knows nothing of how rare a word is
+ * in the dataset, so "banker" counts as much as "Jon" in a chat where every line names Jon. The
+ * dataset's document frequencies (gb_term_stats, kept by store) give each question term its
+ * inverse document frequency; a row's score is the sum of the idf of the terms it holds (binary
+ * term frequency: chunks and facts are short), with BM25's length norm.
+ */
+
+export interface Term {
+  lexeme: string;
+  df: number;
+  idf: number;
+}
+
+export interface TermWeights {
+  terms: Term[];
+  chunks: number;
+  avgLength: number;
+}
+
+const K1 = 1.2;
+const B = 0.75;
+/** terms in more than this share of chunks only score; they do not select rows (cost) */
+const COMMON = 0.2;
+
+export async function termWeights(db: Db, datasetId: string, question: string): Promise<TermWeights> {
+  const rows = await queryRows<{ lexeme: string; df: number | null; chunks: number | null; lexemes: number | null }>(
+    db,
+    sql`SELECT l.lexeme, s.df, st.chunks, st.lexemes
+        FROM unnest(tsvector_to_array(to_tsvector('english', ${question}))) AS l(lexeme)
+        LEFT JOIN gb_term_stats s ON s.dataset_id = ${datasetId} AND s.lexeme = l.lexeme
+        LEFT JOIN gb_search_stats st ON st.dataset_id = ${datasetId}`,
+  );
+  const n = Number(rows[0]?.chunks ?? 0);
+  const avgLength = n > 0 ? Number(rows[0]?.lexemes ?? 0) / n : 1;
+  const terms = rows
+    .filter((r) => Number(r.df ?? 0) > 0)
+    .map((r) => {
+      const df = Number(r.df);
+      return { lexeme: r.lexeme, df, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) };
+    })
+    .sort((a, b) => b.idf - a.idf);
+  return { terms, chunks: n, avgLength };
+}
+
+/** A tsquery literal of lexemes as they are (already stemmed: no to_tsquery). */
+function tsquery(terms: Term[]): string {
+  return terms.map((t) => `'${t.lexeme.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`).join(" | ");
+}
+
+/** The terms that select rows: the rare ones, or the three rarest if every term is common. */
+export function selecting(w: TermWeights): Term[] {
+  const rare = w.terms.filter((t) => t.df <= Math.max(1, w.chunks * COMMON));
+  return rare.length > 0 ? rare : w.terms.slice(0, 3);
+}
+
+/** `column @@ <selecting terms>`: the rows worth scoring. */
+export function matches(column: SQL, w: TermWeights): SQL {
+  return sql`${column} @@ ${tsquery(selecting(w))}::tsquery`;
+}
+
+/** The BM25 score of `column` (a tsvector), with the length norm when `normalise`. */
+export function bm25(column: SQL, w: TermWeights, normalise: boolean): SQL {
+  const sum = sql.join(
+    w.terms.map((t) => sql`CASE WHEN ${column} @@ ${tsquery([t])}::tsquery THEN ${t.idf}::float8 ELSE 0 END`),
+    sql` + `,
+  );
+  if (!normalise) return sql`((${sum}) * ${K1 + 1}::float8 / ${1 + K1}::float8)`;
+  return sql`((${sum}) * ${K1 + 1}::float8 / (1 + ${K1}::float8 * (1 - ${B}::float8 + ${B}::float8 * length(${column}) / ${w.avgLength}::float8)))`;
+}
