@@ -1,5 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { ConflictError, DomainError, NotFoundError, PayloadTooLargeError, ValidationError } from "../errors";
+import { ModelError } from "../models/types";
 
 /** The one place domain errors become answers. Unknown errors never leak their message. */
 export function toTRPCError(error: TRPCError, path: string): TRPCError {
@@ -15,6 +16,8 @@ export function toTRPCError(error: TRPCError, path: string): TRPCError {
             : "BAD_REQUEST";
     return new TRPCError({ code, message: cause.message, cause });
   }
+  // the model server failed (after its retries): the caller's request was fine
+  if (cause instanceof ModelError) return new TRPCError({ code: "BAD_GATEWAY", message: cause.message, cause });
   if (error.code === "INTERNAL_SERVER_ERROR") {
     console.error(`tRPC ${path} failed`, cause ?? error);
     return new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "internal error" });

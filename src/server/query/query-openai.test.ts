@@ -1,0 +1,84 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { callerFor } from "../../test/callers";
+import { describeEachDriver, freshDataset } from "../../test/db";
+import { type ChatRequestBody, type FakeOpenAI, startFakeOpenAI } from "../../test/fake-openai";
+import { inferences } from "../db/schema";
+
+/*
+ * query through the openai provider against a loopback OpenAI-compatible server: the question is
+ * embedded (semantic embeddings: the vector lists are searched), the model gets the numbered
+ * sources, and its citations come back.
+ */
+let fake: FakeOpenAI;
+let answer: unknown = { answer: "", cited: [] };
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({
+    chat: (body: ChatRequestBody) => {
+      const task = (body.response_format as { json_schema?: { name?: string } } | undefined)?.json_schema?.name;
+      if (task === "complexity") return { content: { complexity: "simple", chunk: false, reason: "short" } };
+      if (task === "summary") return { content: { summary: "Alice lives in Paris." } };
+      if (task === "resolution") return { content: { entities: [], facts: [] } };
+      if (task === "graph") {
+        return {
+          content: {
+            entities: [
+              { name: "Alice", type: "person", aliases: [] },
+              { name: "Paris", type: "place", aliases: [] },
+            ],
+            facts: [{ subject: "Alice", predicate: "lives_in", object: "Paris", objectIsEntity: true, sentence: "Alice lives in Paris.", validAt: null, invalidAt: null }],
+          },
+        };
+      }
+      return { content: answer, usage: { prompt_tokens: 120, completion_tokens: 9 } };
+    },
+  });
+});
+afterAll(() => fake.close());
+
+describeEachDriver(
+  "query with the openai provider",
+  (ctx) => {
+    it("embeds the question, gives the model numbered sources, and returns its cited answer", async () => {
+      const { app } = ctx();
+      const ds = await freshDataset(app);
+      const api = callerFor(app);
+      expect((await api.remember.submit({ dataset: ds.name, text: "Alice lives in Paris.", wait: true })).status).toBe("succeeded");
+      answer = { answer: "Alice lives in Paris [1].", cited: [1] };
+      const before = fake.requests.length;
+      const r = await api.query.ask({ dataset: ds.name, question: "Where does Alice live?" });
+      expect(r.answer).toBe("Alice lives in Paris [1].");
+      expect(r.sources[0]?.text).toMatch(/Paris/);
+      const sent = fake.requests.slice(before);
+      expect(sent.filter((q) => q.path.endsWith("/embeddings"))).toHaveLength(1);
+      const chat = sent.find((q) => q.path.endsWith("/chat/completions"));
+      expect(JSON.stringify(chat?.body)).toContain("Where does Alice live?");
+      expect(JSON.stringify(chat?.body)).toContain("[1]");
+      const rows = await app.database.db.select().from(inferences).where(eq(inferences.runId, r.queryRunId));
+      expect(rows.map((x) => [x.stage, x.task]).sort()).toEqual([
+        ["query", "answer"],
+        ["retrieve_graph", "embed"],
+      ]);
+      const receipts = await api.runs.query.outputs({ id: r.queryRunId, stage: "retrieve_graph" });
+      expect(JSON.stringify(receipts[0]?.output)).toContain("facts_vector");
+    });
+
+    it("fails the run with the model's error when the answer is malformed", async () => {
+      const { app } = ctx();
+      const ds = await freshDataset(app);
+      const api = callerFor(app);
+      await api.remember.submit({ dataset: ds.name, text: "Alice lives in Paris.", wait: true });
+      answer = "not json at all";
+      const err = await api.query.ask({ dataset: ds.name, question: "Where does Alice live?" }).catch((e: unknown) => e as Error & { code?: string });
+      expect(err).toMatchObject({ code: "BAD_GATEWAY" });
+      expect(err.message).toMatch(/malformed JSON from model/);
+      const runs = await api.runs.query.list({ dataset: ds.name });
+      expect(runs.items[0]).toMatchObject({ status: "failed" });
+      expect(runs.items[0]?.error).toMatch(/malformed JSON/);
+      const run = await api.runs.query.get({ id: runs.items[0]!.id });
+      expect(run.stages.find((s) => s.name === "query")?.status).toBe("failed");
+    });
+  },
+  { env: () => ({ GB_MODELS: "openai", OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: fake.url, GB_MODEL_MAX_RETRIES: "0" }) },
+);
