@@ -1,11 +1,13 @@
 import { benchDatabases } from "./bench/databases";
 import { benchLongText, benchShortTexts } from "./bench/remember";
+import { benchQueryHttp, benchQueryLatency } from "./bench/query";
 import { benchRunner } from "./bench/runner";
 
 /**
  * npm run bench — prints the figures of PRODUCT.md §10a that exist so far, ratios side by side.
  * BENCH_RUNS overrides the number of runs (default 1000), BENCH_TEXTS the number of short texts
- * remembered (default 1000), BENCH_ONLY picks sections (e.g. "runner,remember").
+ * remembered (default 1000), BENCH_FACTS the graph sizes of the query figures (default
+ * 1000,10000,100000), BENCH_ONLY picks sections (runner, remember, query, http).
  */
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
@@ -28,6 +30,23 @@ try {
     console.log("\nremember: a 20-chunk text, loopback model server answering in 100 ms (targets: ratio ≤ 0.35, not waiting ≤ 10%, ≤ 3 LLM calls/chunk)");
     console.log(table(await benchLongText(dbs, 100)));
   }
+  if (want("query")) {
+    const sizes = (process.env.BENCH_FACTS ?? "1000,10000,100000").split(",").map(Number);
+    console.log("\nquery latency, builtin models (overhead = wall minus model time; targets at 100k: p50 ≤ 5 ms server, ≤ 15 ms PGlite)");
+    console.log(table(await benchQueryLatency(dbs, sizes, 200)));
+  }
 } finally {
   for (const d of dbs) await d.close();
+}
+if (want("http")) {
+  // each on a fresh database: the server process opens it itself
+  console.log("\nqueries per second over HTTP, 10k facts, builtin models, server in a process of its own");
+  for (const d of await benchDatabases({ pgliteDir: true })) {
+    try {
+      const env: Record<string, string> = d.name === "pglite" ? { GB_DATA_DIR: d.dataDir ?? "", DATABASE_URL: "" } : { DATABASE_URL: d.url ?? "" };
+      console.log(table(await benchQueryHttp(d, env, [2, 16], 10)));
+    } finally {
+      await d.close().catch(() => {});
+    }
+  }
 }

@@ -11,7 +11,7 @@ import { inferences } from "../db/schema";
  * sources, and its citations come back.
  */
 let fake: FakeOpenAI;
-let answer: unknown = { answer: "", cited: [] };
+let answer: string | object = { answer: "", cited: [] };
 
 beforeAll(async () => {
   fake = await startFakeOpenAI({
@@ -70,7 +70,7 @@ describeEachDriver(
       const api = callerFor(app);
       await api.remember.submit({ dataset: ds.name, text: "Alice lives in Paris.", wait: true });
       answer = "not json at all";
-      const err = await api.query.ask({ dataset: ds.name, question: "Where does Alice live?" }).catch((e: unknown) => e as Error & { code?: string });
+      const err = (await api.query.ask({ dataset: ds.name, question: "Where does Alice live?" }).catch((e: unknown) => e)) as Error & { code?: string };
       expect(err).toMatchObject({ code: "BAD_GATEWAY" });
       expect(err.message).toMatch(/malformed JSON from model/);
       const runs = await api.runs.query.list({ dataset: ds.name });

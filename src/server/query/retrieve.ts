@@ -70,6 +70,8 @@ type FactRow = {
 };
 type ChunkRow = { id: string; text_id: string; summary: string; content: string; source: Record<string, string> | string };
 
+/** A uuid[] parameter (uuids need no quoting in an array literal). */
+const uuidArray = (ids: string[]) => sql`${`{${ids.join(",")}}`}::uuid[]`;
 const date = (v: Date | string | null) => (v === null ? null : new Date(v));
 const ref = (textId: string, chunkId: string, source: Record<string, string> | string): SourceRef => ({
   textId,
@@ -126,8 +128,9 @@ async function entityIdsNamed(q: RetrieveQuery): Promise<string[]> {
                OR alias_keys && ARRAY(SELECT jsonb_array_elements_text(${json})))
         LIMIT 20`,
   );
-  // near misses ("Alise", "acme corp"): trigram-similar names of the longer spans
-  const longer = spans.filter((s) => s.length >= 4);
+  // near misses ("Alise", "acme corp"): trigram-similar names, only when no name matched exactly,
+  // and only for the longer one- and two-word spans (each is an index probe)
+  const longer = exact.length ? [] : spans.filter((s) => s.length >= 5 && s.split(" ").length <= 2).slice(0, 6);
   const similar = longer.length
     ? await queryRows<{ id: string }>(
         q.db,
@@ -171,68 +174,68 @@ export async function retrieveLists(q: RetrieveQuery): Promise<Record<ListName, 
     tokens: 0,
   });
 
-  const w = await termWeights(db, datasetId, q.question);
-  const factsText = w.terms.length
-    ? await queryRows<FactRow>(
-        db,
-        sql`${factFrom} WHERE f.dataset_id = ${datasetId} AND ${factValidity(asOf)} AND ${matches(sql`f.sentence_tsv`, w)}
-            ORDER BY ${bm25(sql`f.sentence_tsv`, w, false)} DESC, f.created_at DESC LIMIT ${PER_LIST}`,
-      )
-    : [];
-  const chunksText = w.terms.length
-    ? await queryRows<ChunkRow>(
-        db,
-        sql`${chunkFrom} WHERE c.dataset_id = ${datasetId} AND ${chunkValidity(asOf)} AND ${matches(sql`c.search_tsv`, w)}
-            ORDER BY ${bm25(sql`c.search_tsv`, w, true)} DESC, c.created_at DESC LIMIT ${PER_LIST}`,
-      )
-    : [];
-
-  const named = await entityIdsNamed(q);
-  const ids = sql`${JSON.stringify(named)}::jsonb`;
-  const byEntity = named.length
-    ? await queryRows<FactRow>(
-        db,
-        sql`${factFrom} WHERE f.dataset_id = ${datasetId} AND ${factValidity(asOf)}
-              AND (f.subject_id IN (SELECT (jsonb_array_elements_text(${ids}))::uuid)
-                   OR f.object_id IN (SELECT (jsonb_array_elements_text(${ids}))::uuid))
-            ORDER BY ((f.subject_id IN (SELECT (jsonb_array_elements_text(${ids}))::uuid))::int
-                    + (coalesce(f.object_id IN (SELECT (jsonb_array_elements_text(${ids}))::uuid), false))::int) DESC,
-                     ${w.terms.length ? sql`${bm25(sql`f.sentence_tsv`, w, false)} DESC,` : sql``}
-                     f.created_at DESC
-            LIMIT ${PER_LIST}`,
-      )
-    : [];
-
+  // Independent lists run at once (a Postgres pool answers them in parallel; PGlite in turn).
+  const [w, named] = await Promise.all([termWeights(db, datasetId, q.question), entityIdsNamed(q)]);
+  const ids = uuidArray(named);
   const vectorOpts = { pgvector: q.pgvector, dimensions: q.dimensions };
   const v = q.vector && q.vector.length === q.dimensions && q.vector.some((x) => x !== 0) ? q.vector : null;
   const factDistance = v ? cosineDistance(sql`f.embedding`, v, vectorOpts) : null;
   const chunkDistance = v ? cosineDistance(sql`c.embedding`, v, vectorOpts) : null;
-  const factsVector = factDistance
-    ? await queryRows<FactRow>(
-        db,
-        sql`SELECT * FROM (
-              SELECT ${factColumns}, ${factDistance} AS d FROM ${factTables} WHERE f.dataset_id = ${datasetId} AND ${factValidity(asOf)} AND ${vectorRows(sql`f.embedding`, q.dimensions)}
-              ORDER BY ${factDistance} LIMIT ${PER_LIST}
-            ) n WHERE d <= ${MAX_DISTANCE}`,
-      )
-    : [];
-  const chunksVector = chunkDistance
-    ? await queryRows<ChunkRow>(
-        db,
-        sql`SELECT * FROM (
-              SELECT ${chunkColumns}, ${chunkDistance} AS d FROM ${chunkTables} WHERE c.dataset_id = ${datasetId} AND ${chunkValidity(asOf)} AND ${vectorRows(sql`c.embedding`, q.dimensions)}
-              ORDER BY ${chunkDistance} LIMIT ${PER_LIST}
-            ) n WHERE d <= ${MAX_DISTANCE}`,
-      )
-    : [];
+  const none = Promise.resolve([]);
+
+  const [factsText, chunksText, byEntity, factsVector, chunksVector] = await Promise.all([
+    w.terms.length
+      ? queryRows<FactRow>(
+          db,
+          sql`${factFrom} WHERE f.dataset_id = ${datasetId} AND ${factValidity(asOf)} AND ${matches(sql`f.sentence_tsv`, w)}
+              ORDER BY ${bm25(sql`f.sentence_tsv`, w, false)} DESC, f.created_at DESC LIMIT ${PER_LIST}`,
+        )
+      : none,
+    w.terms.length
+      ? queryRows<ChunkRow>(
+          db,
+          sql`${chunkFrom} WHERE c.dataset_id = ${datasetId} AND ${chunkValidity(asOf)} AND ${matches(sql`c.search_tsv`, w)}
+              ORDER BY ${bm25(sql`c.search_tsv`, w, true)} DESC, c.created_at DESC LIMIT ${PER_LIST}`,
+        )
+      : none,
+    named.length
+      ? queryRows<FactRow>(
+          db,
+          sql`${factFrom} WHERE f.dataset_id = ${datasetId} AND ${factValidity(asOf)}
+                AND (f.subject_id = ANY(${ids}) OR f.object_id = ANY(${ids}))
+              ORDER BY ((f.subject_id = ANY(${ids}))::int + (coalesce(f.object_id = ANY(${ids}), false))::int) DESC,
+                       ${w.terms.length ? sql`${bm25(sql`f.sentence_tsv`, w, false)} DESC,` : sql``}
+                       f.created_at DESC
+              LIMIT ${PER_LIST}`,
+        )
+      : none,
+    factDistance
+      ? queryRows<FactRow>(
+          db,
+          sql`SELECT * FROM (
+                SELECT ${factColumns}, ${factDistance} AS d FROM ${factTables} WHERE f.dataset_id = ${datasetId} AND ${factValidity(asOf)} AND ${vectorRows(sql`f.embedding`, q.dimensions)}
+                ORDER BY ${factDistance} LIMIT ${PER_LIST}
+              ) n WHERE d <= ${MAX_DISTANCE}`,
+        )
+      : none,
+    chunkDistance
+      ? queryRows<ChunkRow>(
+          db,
+          sql`SELECT * FROM (
+                SELECT ${chunkColumns}, ${chunkDistance} AS d FROM ${chunkTables} WHERE c.dataset_id = ${datasetId} AND ${chunkValidity(asOf)} AND ${vectorRows(sql`c.embedding`, q.dimensions)}
+                ORDER BY ${chunkDistance} LIMIT ${PER_LIST}
+              ) n WHERE d <= ${MAX_DISTANCE}`,
+        )
+      : none,
+  ]);
 
   const seeds = [...new Set([...chunksText, ...factsText].map((r) => r.text_id))].slice(0, 10);
   const seriesNext = seeds.length
     ? await queryRows<ChunkRow>(
         db,
         sql`SELECT ${chunkColumns}
-            FROM jsonb_array_elements_text(${JSON.stringify(seeds)}::jsonb) WITH ORDINALITY AS s(text_id, ord)
-            JOIN gb_texts t0 ON t0.dataset_id = ${datasetId} AND t0.id = s.text_id::uuid
+            FROM unnest(${uuidArray(seeds)}) WITH ORDINALITY AS s(text_id, ord)
+            JOIN gb_texts t0 ON t0.dataset_id = ${datasetId} AND t0.id = s.text_id
             JOIN gb_texts t ON t.dataset_id = t0.dataset_id AND t.series_key = t0.series_key AND t.series_position = t0.series_position + 1
             JOIN gb_chunks c ON c.dataset_id = t.dataset_id AND c.text_id = t.id
             WHERE ${chunkValidity(asOf)}

@@ -1,0 +1,100 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { eq, sum } from "drizzle-orm";
+import { parseEnv } from "../../src/env";
+import { createApp } from "../../src/server/app";
+import { inferences } from "../../src/server/db/schema";
+import { ask } from "../../src/server/query/ask";
+import type { BenchDatabase } from "./databases";
+import { seedGraph } from "./seed";
+
+/*
+ * query's figures (PRODUCT.md §10a): latency p50/p99, wall and wall minus model time, at 1k,
+ * 10k and 100k facts with builtin models (target overhead p50 ≤ 5 ms on the server, ≤ 15 ms on
+ * PGlite at 100k); queries per second over HTTP at 10k facts with 2 and 16 clients (target
+ * ≥ 300, p99 ≤ 100 ms).
+ */
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
+};
+const question = (i: number, people: number) =>
+  [`What does Person${(i * 37) % people + 1} like?`, `Where does Person${(i * 11) % people + 1} live?`, `Who likes w0a3f?`][i % 3]!;
+
+export async function benchQueryLatency(dbs: BenchDatabase[], sizes: number[], queries: number): Promise<string[][]> {
+  const rows: string[][] = [["db", "facts", "queries", "wall p50 ms", "wall p99 ms", "overhead p50 ms", "overhead p99 ms", "target p50 ≤"]];
+  for (const { name, database } of dbs) {
+    const app = await createApp({ env: parseEnv({ GB_MODELS: "builtin" }), database, worker: false });
+    for (const size of sizes) {
+      const { datasetName, people } = await seedGraph(database.db, size);
+      const walls: number[] = [];
+      const overheads: number[] = [];
+      for (let i = -20; i < queries; i++) {
+        const t = performance.now();
+        const r = await ask({ app, input: { dataset: datasetName, question: question(i + 20, people), limit: 10 }, userId: null });
+        const wall = performance.now() - t;
+        if (i < 0) continue; // warm-up
+        const [m] = await database.db.select({ ms: sum(inferences.latencyMs) }).from(inferences).where(eq(inferences.runId, r.queryRunId));
+        walls.push(wall);
+        overheads.push(wall - Number(m?.ms ?? 0));
+      }
+      const f = (x: number) => x.toFixed(1);
+      rows.push([name, String(size), String(queries), f(pct(walls, 50)), f(pct(walls, 99)), f(pct(overheads, 50)), f(pct(overheads, 99)), name === "postgres" ? "5" : "15"]);
+    }
+    await app.remember.stop();
+  }
+  return rows;
+}
+
+async function waitUp(url: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`bench server did not answer at ${url}`);
+}
+
+/** Queries per second over HTTP: a server process of its own, `clients` loops for `seconds`. */
+export async function benchQueryHttp(db: BenchDatabase, env: Record<string, string>, clientsList: number[], seconds: number): Promise<string[][]> {
+  const { datasetName, people } = await seedGraph(db.database.db, 10_000);
+  const closeFirst = db.name === "pglite"; // one PGlite data dir admits one process
+  if (closeFirst) await db.database.close();
+  const port = 3900 + Math.floor(Math.random() * 90);
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/bench/serve.ts"], {
+    env: { ...process.env, ...env, GB_MODELS: "builtin", BENCH_PORT: String(port) },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const rows: string[][] = [["db", "facts", "clients", "seconds", "queries", "per second", "p50 ms", "p99 ms", "target"]];
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    await waitUp(`${base}/api/health`);
+    for (const clients of clientsList) {
+      const latencies: number[] = [];
+      const until = performance.now() + seconds * 1000;
+      let n = 0;
+      const loop = async (c: number) => {
+        for (let i = c; performance.now() < until; i += clients) {
+          const t = performance.now();
+          const res = await fetch(`${base}/api/trpc/query.ask`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ json: { dataset: datasetName, question: question(i, people) } }),
+          });
+          if (!res.ok) throw new Error(`query over HTTP failed: ${res.status} ${await res.text()}`);
+          await res.arrayBuffer();
+          latencies.push(performance.now() - t);
+          n++;
+        }
+      };
+      await Promise.all(Array.from({ length: clients }, (_, c) => loop(c)));
+      rows.push([db.name, "10000", String(clients), String(seconds), String(n), (n / seconds).toFixed(0), pct(latencies, 50).toFixed(1), pct(latencies, 99).toFixed(1), "≥ 300/s, p99 ≤ 100"]);
+    }
+  } finally {
+    child.kill("SIGTERM");
+  }
+  return rows;
+}

@@ -1,0 +1,58 @@
+import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
+import type { Db } from "../../src/server/db/client";
+import { createDataset } from "../../src/server/datasets/datasets";
+
+/*
+ * A graph of `facts` facts shaped like remember's output, written straight in SQL (remembering
+ * 100k facts through the pipeline would take the better part of an hour): one text and chunk per
+ * two facts, people and places as entities, a vocabulary of 2,000 words with a skewed
+ * distribution so that full text meets common and rare terms, mentions, and the term statistics.
+ */
+export async function seedGraph(db: Db, facts: number): Promise<{ datasetName: string; people: number }> {
+  const ds = await createDataset({ db, input: { name: `bench-q-${randomUUID().slice(0, 8)}` } });
+  const texts = Math.ceil(facts / 2);
+  const people = Math.max(10, Math.ceil(facts / 20));
+  const places = Math.max(10, Math.ceil(facts / 50));
+  const id = ds.id;
+  const run = randomUUID();
+  // word k of the vocabulary: a deterministic pseudo-word; picks skewed towards small k
+  const word = (expr: string) => sql.raw(`('w' || lpad(to_hex((((${expr}) * 2654435761) % 4294967296)::bigint % 2000 * ((${expr}) % 7 + 1) / 7), 4, '0'))`);
+  await db.execute(sql`
+    INSERT INTO gb_entities (dataset_id, id, name, name_key, type, aliases, alias_keys, created_at, created_run_id, updated_at)
+    SELECT ${id}, md5(${id} || 'p' || i)::uuid, 'Person' || i, 'person' || i, 'person', '{}', '{}', now(), ${run}, now()
+    FROM generate_series(1, ${people}) i`);
+  await db.execute(sql`
+    INSERT INTO gb_entities (dataset_id, id, name, name_key, type, aliases, alias_keys, created_at, created_run_id, updated_at)
+    SELECT ${id}, md5(${id} || 'l' || i)::uuid, 'Place' || i, 'place' || i, 'place', '{}', '{}', now(), ${run}, now()
+    FROM generate_series(1, ${places}) i`);
+  await db.execute(sql`
+    INSERT INTO gb_texts (dataset_id, id, run_id, content, source, created_at)
+    SELECT ${id}, md5(${id} || 't' || i)::uuid, ${run},
+      'Person' || (i % ${people} + 1) || ' likes ' || ${word("i")} || ' and ' || ${word("i * 3 + 1")} || '. Person' || (i % ${people} + 1)
+        || ' lives in Place' || (i % ${places} + 1) || ' near ' || ${word("i * 7 + 2")} || '.',
+      jsonb_build_object('kind', 'bench', 'id', 't' || i), now()
+    FROM generate_series(1, ${texts}) i`);
+  await db.execute(sql`
+    INSERT INTO gb_chunks (dataset_id, id, text_id, run_id, idx, content, summary, token_count, created_at)
+    SELECT dataset_id, md5(id::text || 'c')::uuid, id, run_id, 0, content, content, 24, created_at FROM gb_texts WHERE dataset_id = ${id}`);
+  await db.execute(sql`
+    INSERT INTO gb_facts (dataset_id, id, subject_id, predicate, object_id, object_value, sentence, created_at, text_id, chunk_id, created_run_id)
+    SELECT t.dataset_id, md5(t.id::text || 'f' || k)::uuid, md5(${id} || 'p' || ((n % ${people}) + 1))::uuid,
+      CASE k WHEN 0 THEN 'likes' ELSE 'lives_in' END,
+      CASE k WHEN 0 THEN NULL ELSE md5(${id} || 'l' || ((n % ${places}) + 1))::uuid END,
+      CASE k WHEN 0 THEN ${word("n")} ELSE NULL END,
+      split_part(t.content, '. ', k + 1), now(), t.id, md5(t.id::text || 'c')::uuid, ${run}
+    FROM (SELECT *, (row_number() OVER (ORDER BY id))::bigint AS n FROM gb_texts WHERE dataset_id = ${id}) t, generate_series(0, 1) k`);
+  await db.execute(sql`
+    INSERT INTO gb_mentions (dataset_id, chunk_id, target_kind, target_id, text_id, run_id)
+    SELECT dataset_id, chunk_id, 'fact', id, text_id, created_run_id FROM gb_facts WHERE dataset_id = ${id}`);
+  await db.execute(sql`
+    INSERT INTO gb_term_stats (dataset_id, lexeme, df)
+    SELECT dataset_id, lexeme, count(*) FROM gb_chunks, unnest(tsvector_to_array(search_tsv)) AS lexeme WHERE dataset_id = ${id} GROUP BY dataset_id, lexeme`);
+  await db.execute(sql`
+    INSERT INTO gb_search_stats (dataset_id, chunks, lexemes)
+    SELECT dataset_id, count(*), sum(length(search_tsv)) FROM gb_chunks WHERE dataset_id = ${id} GROUP BY dataset_id`);
+  await db.execute(sql`ANALYZE`);
+  return { datasetName: ds.name, people };
+}
