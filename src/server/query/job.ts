@@ -1,9 +1,8 @@
-import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { queryRows } from "../db/rows";
 import type { Models } from "../models/record";
 import { Stop } from "../pipeline";
 import { keepOutput } from "../runs/outputs";
+import { termWeights } from "./bm25";
 import { type Candidate, cut, fuse, type ListName, retrieveLists } from "./retrieve";
 import { type AskInput, NO_INFORMATION, type Source } from "./schemas";
 
@@ -38,7 +37,8 @@ export class QueryJob {
 
   async retrieveGraph() {
     // An empty dataset has nothing to retrieve: stop before asking any model, even to embed.
-    if (!(await hasChunks(this.ctx.db, this.ctx.datasetId))) {
+    const weights = await termWeights(this.ctx.db, this.ctx.datasetId, this.input.question);
+    if (weights.chunks === 0) {
       await this.keep("retrieve_graph", { lists: {}, retrieved: [], note: "the dataset is empty" });
       return Stop;
     }
@@ -52,6 +52,7 @@ export class QueryJob {
       asOf: this.input.asOf ?? null,
       pgvector: this.ctx.pgvector,
       dimensions: this.ctx.models.embeddingDimensions,
+      weights,
     });
     this.retrieved = fuse(lists);
     this.given = cut(this.retrieved, this.input.limit, this.ctx.tokenBudget);
@@ -90,11 +91,6 @@ export class QueryJob {
       source: c.source,
     }));
   }
-}
-
-async function hasChunks(db: Db, datasetId: string): Promise<boolean> {
-  const rows = await queryRows(db, sql`SELECT 1 FROM gb_chunks WHERE dataset_id = ${datasetId} LIMIT 1`);
-  return rows.length > 0;
 }
 
 /** What a receipt keeps of a candidate: enough to see why it was (or was not) given. */

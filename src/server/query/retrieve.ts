@@ -4,7 +4,7 @@ import { queryRows } from "../db/rows";
 import { cosineDistance, vectorRows } from "../db/vector";
 import { countTokens } from "../remember/chunk";
 import { nameKey } from "../remember/normalize";
-import { bm25, matches, termWeights } from "./bm25";
+import { bm25, matches, type TermWeights } from "./bm25";
 import type { SourceRef } from "./schemas";
 
 /*
@@ -46,6 +46,8 @@ export interface RetrieveQuery {
   asOf: Date | null;
   pgvector: boolean;
   dimensions: number;
+  /** the question's BM25 term weights (termWeights), fetched first: they say whether the dataset is empty */
+  weights: TermWeights;
 }
 
 const PER_LIST = 30;
@@ -175,7 +177,8 @@ export async function retrieveLists(q: RetrieveQuery): Promise<Record<ListName, 
   });
 
   // Independent lists run at once (a Postgres pool answers them in parallel; PGlite in turn).
-  const [w, named] = await Promise.all([termWeights(db, datasetId, q.question), entityIdsNamed(q)]);
+  const w = q.weights;
+  const named = await entityIdsNamed(q);
   const ids = uuidArray(named);
   const vectorOpts = { pgvector: q.pgvector, dimensions: q.dimensions };
   const v = q.vector && q.vector.length === q.dimensions && q.vector.some((x) => x !== 0) ? q.vector : null;

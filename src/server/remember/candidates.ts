@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { queryRows } from "../db/rows";
 import { cosineDistance, vectorRows } from "../db/vector";
+import { type FactRow, factSelect } from "../graph/shape";
 
 /*
  * load_candidates: what the dataset already knows that the new entities and facts may be the
@@ -112,18 +113,6 @@ async function nearEntities(db: Db, q: CandidateQuery): Promise<EntityCandidate[
   return out;
 }
 
-type FactRow = {
-  id: string;
-  subject_id: string;
-  subject_name: string;
-  predicate: string;
-  object_id: string | null;
-  object_name: string | null;
-  object_value: string | null;
-  sentence: string;
-  valid_at: Date | string | null;
-};
-
 const toFact = (r: FactRow): FactCandidate => ({
   id: r.id,
   subjectId: r.subject_id,
@@ -139,19 +128,14 @@ const toFact = (r: FactRow): FactCandidate => ({
 async function currentFacts(db: Db, datasetId: string, entityIds: string[], words: string[]): Promise<FactCandidate[]> {
   const query = words.map((w) => w.replace(/[^\p{L}\p{N}]/gu, "")).filter(Boolean).join(" | ");
   if (entityIds.length === 0 && !query) return [];
+  const ids = sql`${`{${entityIds.join(",")}}`}::uuid[]`;
   const byText = query ? sql`OR f.sentence_tsv @@ to_tsquery('english', ${query})` : sql``;
   return (
     await queryRows<FactRow>(
       db,
-      sql`SELECT f.id, f.subject_id, s.name AS subject_name, f.predicate, f.object_id, o.name AS object_name,
-                 f.object_value, f.sentence, f.valid_at
-          FROM gb_facts f
-          JOIN gb_entities s ON s.dataset_id = f.dataset_id AND s.id = f.subject_id
-          LEFT JOIN gb_entities o ON o.dataset_id = f.dataset_id AND o.id = f.object_id
+      sql`${factSelect}
           WHERE f.dataset_id = ${datasetId} AND f.expired_at IS NULL
-            AND (f.subject_id IN (SELECT (jsonb_array_elements_text(${json(entityIds)}))::uuid)
-                 OR f.object_id IN (SELECT (jsonb_array_elements_text(${json(entityIds)}))::uuid)
-                 ${byText})
+            AND (f.subject_id = ANY(${ids}) OR f.object_id = ANY(${ids}) ${byText})
           ORDER BY f.created_at DESC LIMIT 200`,
     )
   ).map(toFact);
