@@ -13,7 +13,8 @@ export async function ask({ app, input, userId }: { app: App; input: AskInput; u
   const db = app.database.db;
   const dataset = await resolveDataset(db, input.dataset);
   const params = { ...input, asOf: input.asOf?.toISOString() ?? null };
-  const log = await createRunLog(db, "query", { datasetId: dataset.id, userId, params });
+  // a query takes milliseconds: its stage writes go out in order without holding it up
+  const log = await createRunLog(db, "query", { datasetId: dataset.id, userId, params }, { awaitWrites: false });
   const runId = log.id!;
   const models = recordedModels(app.provider, {
     db,
@@ -32,6 +33,7 @@ export async function ask({ app, input, userId }: { app: App; input: AskInput; u
   } catch (e) {
     error = e instanceof Error ? e : new Error(String(e));
   }
+  await job.settled();
   await log.finish(error);
   if (error) throw error;
   return { answer: job.answer, queryRunId: runId, sources: job.sources() };

@@ -31,15 +31,27 @@ export class QueryJob {
     readonly input: AskInput,
   ) {}
 
-  private keep(stage: string, output: unknown): Promise<void> {
-    return keepOutput(this.ctx.db, "query", this.ctx, stage, 0, output);
+  private readonly writes: Promise<void>[] = [];
+
+  /** Keeps a receipt; written while the call goes on, and awaited by settled(). */
+  private keep(stage: string, output: unknown): void {
+    this.writes.push(
+      keepOutput(this.ctx.db, "query", this.ctx, stage, 0, output).catch((e: unknown) =>
+        console.error(`query run ${this.ctx.runId}: the ${stage} receipt could not be kept`, e),
+      ),
+    );
+  }
+
+  /** Resolves when every receipt is written (before the call returns). */
+  async settled(): Promise<void> {
+    await Promise.all(this.writes);
   }
 
   async retrieveGraph() {
     // An empty dataset has nothing to retrieve: stop before asking any model, even to embed.
     const weights = await termWeights(this.ctx.db, this.ctx.datasetId, this.input.question);
     if (weights.chunks === 0) {
-      await this.keep("retrieve_graph", { lists: {}, retrieved: [], note: "the dataset is empty" });
+      this.keep("retrieve_graph", { lists: {}, retrieved: [], note: "the dataset is empty" });
       return Stop;
     }
     const models = this.ctx.models;
@@ -56,7 +68,7 @@ export class QueryJob {
     });
     this.retrieved = fuse(lists);
     this.given = cut(this.retrieved, this.input.limit, this.ctx.tokenBudget);
-    await this.keep("retrieve_graph", {
+    this.keep("retrieve_graph", {
       lists: Object.fromEntries((Object.entries(lists) as [ListName, Candidate[]][]).map(([k, v]) => [k, v.length])),
       ...(vector ? {} : { vectors: "not searched: the embeddings of this provider are not semantic" }),
       retrieved: this.retrieved.map(receipt),
@@ -75,7 +87,7 @@ export class QueryJob {
     const a = await this.ctx.models.answer({ question: this.input.question, context });
     this.answer = a.answer;
     this.cited = a.cited.filter((n) => n >= 1 && n <= context.length);
-    await this.keep("query", { given: this.given.map((c, i) => ({ n: i + 1, ...receipt(c) })), answer: this.answer, cited: this.cited });
+    this.keep("query", { given: this.given.map((c, i) => ({ n: i + 1, ...receipt(c) })), answer: this.answer, cited: this.cited });
   }
 
   sources(): Source[] {

@@ -115,6 +115,8 @@ class TableRunLog implements RunLog {
     readonly id: string,
     private readonly datasetId: string,
     private readonly log: Log,
+    /** wait for each start's write before the stage runs (else it is queued, in order) */
+    private readonly awaitWrites = true,
   ) {
     for (const s of runLogs[kind].stages) {
       this.stages.set(s.name, { status: "not_started", error: null, startedAt: null, finishedAt: null, inferenceIds: [] });
@@ -171,7 +173,8 @@ class TableRunLog implements RunLog {
     s.status = "started";
     // A stage inside an Each starts once per item and keeps its first start time.
     s.startedAt ??= at;
-    return this.flush();
+    const written = this.flush();
+    return this.awaitWrites ? written : Promise.resolve();
   }
 
   /**
@@ -224,6 +227,12 @@ class TableRunLog implements RunLog {
 
 export interface RunLogOptions {
   log?: Log;
+  /**
+   * false: a start's write is queued and the stage runs at once (writes stay in order, and
+   * finish waits for them all). For calls of a few milliseconds, such as a query, where a
+   * watcher gains nothing from the stage being on disk before it runs.
+   */
+  awaitWrites?: boolean;
 }
 
 /** Creates the run row (status started) and returns its observer. Throws if the row cannot be made. */
@@ -244,7 +253,7 @@ export async function createRunLog(
     createdAt: now,
     startedAt: now,
   });
-  return new TableRunLog(db, kind, id, init.datasetId, options.log ?? defaultLog);
+  return new TableRunLog(db, kind, id, init.datasetId, options.log ?? defaultLog, options.awaitWrites ?? true);
 }
 
 /** Creates a queued run row (the remember queue) without starting it. */

@@ -19,6 +19,13 @@ import { ts } from "./columns";
  * and expired_at (when we retired it), and the run that did it.
  */
 
+/**
+ * GIN indexes without a pending list: each insert updates the index at once (a little slower)
+ * rather than queueing entries that the next search must scan (a query after a burst of
+ * remembers would otherwise pay for it; measured: p99 of 0.5–0.8 s at 100k facts).
+ */
+const noPendingList = { fastupdate: false } as const;
+
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 const englishTsv = (name: string, expr: SQL) => tsvector(name).generatedAlwaysAs(sql`to_tsvector('english', ${expr})`);
 
@@ -74,7 +81,7 @@ export const chunks = pgTable(
     // a text's chunks in order
     index("gb_chunks_text_idx").on(t.datasetId, t.textId, t.index),
     // query: full text over chunk summaries and content
-    index("gb_chunks_tsv_idx").using("gin", t.searchTsv),
+    index("gb_chunks_tsv_idx").using("gin", t.searchTsv).with(noPendingList),
   ],
 );
 
@@ -103,9 +110,9 @@ export const entities = pgTable(
     // load_candidates: exact normalised name
     index("gb_entities_name_key_idx").on(t.datasetId, t.nameKey),
     // load_candidates: exact alias
-    index("gb_entities_alias_keys_idx").using("gin", t.aliasKeys),
+    index("gb_entities_alias_keys_idx").using("gin", t.aliasKeys).with(noPendingList),
     // load_candidates and query: similar names (pg_trgm)
-    index("gb_entities_name_trgm_idx").using("gin", t.nameKey.op("gin_trgm_ops")),
+    index("gb_entities_name_trgm_idx").using("gin", t.nameKey.op("gin_trgm_ops")).with(noPendingList),
     // graph.entities: a dataset's entities by name
     index("gb_entities_name_idx").on(t.datasetId, t.name),
     // changes: what a run created
@@ -149,7 +156,7 @@ export const facts = pgTable(
     // graph.entity: all of a subject's facts, past ones too
     index("gb_facts_subject_all_idx").on(t.datasetId, t.subjectId),
     // query and load_candidates: full text over fact sentences
-    index("gb_facts_tsv_idx").using("gin", t.sentenceTsv),
+    index("gb_facts_tsv_idx").using("gin", t.sentenceTsv).with(noPendingList),
     // changes: what a run created and what it invalidated
     index("gb_facts_created_run_idx").on(t.datasetId, t.createdRunId),
     index("gb_facts_invalidated_run_idx").on(t.datasetId, t.invalidatedRunId),
