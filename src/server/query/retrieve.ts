@@ -52,6 +52,12 @@ export interface RetrieveQuery {
 
 const PER_LIST = 30;
 /**
+ * The most full-text matches scored per list. A question of only common words matches most of a
+ * large dataset; scoring all of it would take seconds, and the best of a bounded sample is as
+ * good an answer to such a question.
+ */
+const MAX_SCORED = 3000;
+/**
  * Embedding neighbours further than this (cosine distance; 1 = unrelated) are not candidates:
  * the nearest rows of a dataset are not an answer to a question about something else.
  */
@@ -190,15 +196,21 @@ export async function retrieveLists(q: RetrieveQuery): Promise<Record<ListName, 
     w.terms.length
       ? queryRows<FactRow>(
           db,
-          sql`${factFrom} WHERE f.dataset_id = ${datasetId} AND ${factValidity(asOf)} AND ${matches(sql`f.sentence_tsv`, w)}
-              ORDER BY ${bm25(sql`f.sentence_tsv`, w, false)} DESC, f.created_at DESC LIMIT ${PER_LIST}`,
+          sql`SELECT * FROM (
+                SELECT ${factColumns}, f.created_at AS created, f.sentence_tsv AS tsv FROM ${factTables}
+                WHERE f.dataset_id = ${datasetId} AND ${factValidity(asOf)} AND ${matches(sql`f.sentence_tsv`, w)}
+                LIMIT ${MAX_SCORED}
+              ) m ORDER BY ${bm25(sql`m.tsv`, w, false)} DESC, m.created DESC LIMIT ${PER_LIST}`,
         )
       : none,
     w.terms.length
       ? queryRows<ChunkRow>(
           db,
-          sql`${chunkFrom} WHERE c.dataset_id = ${datasetId} AND ${chunkValidity(asOf)} AND ${matches(sql`c.search_tsv`, w)}
-              ORDER BY ${bm25(sql`c.search_tsv`, w, true)} DESC, c.created_at DESC LIMIT ${PER_LIST}`,
+          sql`SELECT * FROM (
+                SELECT ${chunkColumns}, c.created_at AS created, c.search_tsv AS tsv FROM ${chunkTables}
+                WHERE c.dataset_id = ${datasetId} AND ${chunkValidity(asOf)} AND ${matches(sql`c.search_tsv`, w)}
+                LIMIT ${MAX_SCORED}
+              ) m ORDER BY ${bm25(sql`m.tsv`, w, true)} DESC, m.created DESC LIMIT ${PER_LIST}`,
         )
       : none,
     named.length
