@@ -122,7 +122,6 @@ const factTables = sql`gb_facts f JOIN gb_texts t ON t.dataset_id = f.dataset_id
 const factFrom = sql`SELECT ${factColumns} FROM ${factTables}`;
 const chunkColumns = sql`c.id, c.text_id, c.summary, c.content, t.source`;
 const chunkTables = sql`gb_chunks c JOIN gb_texts t ON t.dataset_id = c.dataset_id AND t.id = c.text_id`;
-const chunkFrom = sql`SELECT ${chunkColumns} FROM ${chunkTables}`;
 
 async function entityIdsNamed(q: RetrieveQuery): Promise<string[]> {
   const spans = questionSpans(q.question);
