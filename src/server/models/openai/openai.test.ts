@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { createOpenAIProvider } from ".";
+import { DEFAULTS, useFakeOpenAIProvider } from "./fake-provider.test-util";
 import { ModelError, type ModelProvider } from "../types";
 import { fakeEmbedding, startFakeOpenAI, type FakeOpenAI } from "../../../test/fake-openai";
 
-const DEFAULTS = { chatModel: "gpt-test", embeddingModel: "embed-test", embeddingDimensions: 8 };
-
+const shared = useFakeOpenAIProvider();
 let fake: FakeOpenAI;
 let provider: ModelProvider;
-
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-});
-afterAll(async () => {
-  await fake.close();
-});
 beforeEach(() => {
-  fake.requests.length = 0;
-  fake.setChat({ content: "ok" });
-  fake.setEmbeddings(fakeEmbedding);
-  provider = createOpenAIProvider({ apiKey: "test-key", baseURL: fake.url, timeoutMs: 5_000, maxRetries: 0, defaults: DEFAULTS });
+  fake = shared.fake();
+  provider = shared.provider();
 });
 
 type Body = {

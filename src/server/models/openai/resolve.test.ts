@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createOpenAIProvider } from ".";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useFakeOpenAIProvider } from "./fake-provider.test-util";
 import { ModelError, type ModelProvider, type ResolveEdgesInput } from "../types";
-import { startFakeOpenAI, type FakeOpenAI } from "../../../test/fake-openai";
+import type { FakeOpenAI } from "../../../test/fake-openai";
 
-const DEFAULTS = { chatModel: "gpt-test", embeddingModel: "embed-test", embeddingDimensions: 8 };
-
+const shared = useFakeOpenAIProvider();
 let fake: FakeOpenAI;
 let provider: ModelProvider;
-
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-});
-afterAll(async () => {
-  await fake.close();
-});
 beforeEach(() => {
-  fake.requests.length = 0;
-  fake.setChat({ content: "ok" });
-  provider = createOpenAIProvider({ apiKey: "test-key", baseURL: fake.url, timeoutMs: 5_000, maxRetries: 0, defaults: DEFAULTS });
+  fake = shared.fake();
+  provider = shared.provider();
 });
 
 type Body = {
