@@ -110,7 +110,3 @@ export type RunStatus = (typeof RunStatuses)[number];
 export type RunKind = "remember" | "query";
 
 export const StageTables = { remember: RememberStages, query: QueryStages } as const;
-
-export function stageHelp(kind: RunKind, name: string): string | undefined {
-  return (StageTables[kind] as readonly StageDef[]).find((s) => s.name === name)?.help;
-}
