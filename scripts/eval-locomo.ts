@@ -1,9 +1,11 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { parseEnv } from "../src/env";
 import { createApp } from "../src/server/app";
 import { openDatabase } from "../src/server/db/client";
+import { queryRows } from "../src/server/db/rows";
 import { createDataset, listDatasets } from "../src/server/datasets/datasets";
 import { ask } from "../src/server/query/ask";
 import { submitRemember } from "../src/server/remember/submit";
@@ -88,11 +90,11 @@ for (const sample of samples) {
   for (; last; ) {
     const done = await app.remember.waitFor(last, 2000).catch(() => null);
     if (done) break;
-    const list = await app.database.db.execute(
-      // progress: how many of this dataset's runs have ended
-      (await import("drizzle-orm")).sql`SELECT count(*) FILTER (WHERE status IN ('succeeded','failed'))::int AS n FROM gb_remember_runs WHERE dataset_id = ${ds.id}`,
+    // progress: how many of this dataset's runs have ended
+    const rows = await queryRows<{ n: number }>(
+      app.database.db,
+      sql`SELECT count(*) FILTER (WHERE status IN ('succeeded','failed'))::int AS n FROM gb_remember_runs WHERE dataset_id = ${ds.id}`,
     );
-    const rows = (Array.isArray(list) ? list : (list as { rows: unknown[] }).rows) as { n: number }[];
     line(`${sample.sample_id}: remembered ${rows[0]?.n ?? "?"}/${turns.length} turns`);
   }
   const questions = sample.qa.filter((q) => q.category >= 1 && q.category <= 4);

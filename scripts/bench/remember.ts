@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { count, eq, sql } from "drizzle-orm";
 import { parseEnv } from "../../src/env";
 import { createApp } from "../../src/server/app";
+import { queryRows } from "../../src/server/db/rows";
 import { chunks, inferences } from "../../src/server/db/schema";
 import { createDataset } from "../../src/server/datasets/datasets";
 import { submitRemember } from "../../src/server/remember/submit";
@@ -116,8 +117,10 @@ export async function benchLongText(dbs: BenchDatabase[], delayMs: number): Prom
         const r = await submitRemember({ app, input: { dataset: ds.name, text, wait: true }, userId: null });
         await app.remember.stop();
         if (r.status !== "succeeded") throw new Error(`bench run failed: ${r.error}`);
-        const run = (await database.db.execute(sql`SELECT started_at, finished_at FROM gb_remember_runs WHERE id = ${r.rememberRunId}`)) as unknown;
-        const [times] = (Array.isArray(run) ? run : (run as { rows: unknown[] }).rows) as { started_at: string | Date; finished_at: string | Date }[];
+        const [times] = await queryRows<{ started_at: string | Date; finished_at: string | Date }>(
+          database.db,
+          sql`SELECT started_at, finished_at FROM gb_remember_runs WHERE id = ${r.rememberRunId}`,
+        );
         const wall = new Date(times!.finished_at).getTime() - new Date(times!.started_at).getTime();
         const calls = await database.db.select().from(inferences).where(eq(inferences.runId, r.rememberRunId));
         const waiting = unionMs(calls.map((c) => [c.createdAt.getTime() - c.latencyMs, c.createdAt.getTime()]));

@@ -16,7 +16,7 @@ async function toRequest(req: IncomingMessage, base: string): Promise<Request> {
   return new Request(new URL(req.url ?? "/", base), { method: req.method, headers, body });
 }
 
-export async function serve(route: (path: string) => Handler | undefined): Promise<{ url: string; close(): Promise<void> }> {
+export async function serve(route: (path: string) => Handler | undefined, port = 0): Promise<{ url: string; close(): Promise<void> }> {
   let base = "";
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -31,7 +31,7 @@ export async function serve(route: (path: string) => Handler | undefined): Promi
       res.end(String(e));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { url: base, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }

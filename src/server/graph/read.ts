@@ -3,7 +3,8 @@ import type { Db } from "../db/client";
 import { queryRows } from "../db/rows";
 import { entities } from "../db/schema";
 import { resolveDataset } from "../datasets/datasets";
-import { NotFoundError, ValidationError } from "../errors";
+import { decodeCursor, encodeCursor } from "../cursor";
+import { NotFoundError } from "../errors";
 import { nameKey } from "../remember/normalize";
 import type { EntitiesInput, EntityInput, NeighbourhoodInput } from "./schemas";
 import { type EntityView, factSelect, type FactRow, type FactView, toFactView } from "./shape";
@@ -21,20 +22,10 @@ const entityView = {
   updatedAt: entities.updatedAt,
 };
 
-function decodeCursor(cursor: string): { name: string; id: string } {
-  try {
-    const [name, id] = JSON.parse(Buffer.from(cursor, "base64url").toString()) as [string, string];
-    if (typeof name !== "string" || typeof id !== "string") throw new Error("bad");
-    return { name, id };
-  } catch {
-    throw new ValidationError("cursor", "is not a cursor this API returned");
-  }
-}
-
 /** graph.entities: a dataset's entities by name, optionally those whose name or alias matches. */
 export async function listEntities({ db, input }: { db: Db; input: EntitiesInput }): Promise<{ items: EntityView[]; nextCursor: string | null }> {
   const ds = await resolveDataset(db, input.dataset);
-  const after = input.cursor ? decodeCursor(input.cursor) : null;
+  const after = input.cursor ? decodeCursor(input.cursor) : null; // [name, id] of the last row
   const search = input.search ? `%${nameKey(input.search).replace(/[%_]/g, "")}%` : null;
   const rows = await db
     .select(entityView)
@@ -43,14 +34,14 @@ export async function listEntities({ db, input }: { db: Db; input: EntitiesInput
       and(
         eq(entities.datasetId, ds.id),
         search ? or(ilike(entities.nameKey, search), sql`EXISTS (SELECT 1 FROM unnest(${entities.aliasKeys}) a WHERE a ILIKE ${search})`) : undefined,
-        after ? or(gt(entities.name, after.name), and(eq(entities.name, after.name), gt(entities.id, after.id))) : undefined,
+        after ? or(gt(entities.name, after[0]), and(eq(entities.name, after[0]), gt(entities.id, after[1]))) : undefined,
       ),
     )
     .orderBy(asc(entities.name), asc(entities.id))
     .limit(input.limit + 1);
   const items = rows.slice(0, input.limit);
   const last = items.at(-1);
-  const nextCursor = rows.length > input.limit && last ? Buffer.from(JSON.stringify([last.name, last.id])).toString("base64url") : null;
+  const nextCursor = rows.length > input.limit && last ? encodeCursor([last.name, last.id]) : null;
   return { items, nextCursor };
 }
 

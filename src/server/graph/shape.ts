@@ -63,7 +63,7 @@ export const factSelect = sql`SELECT f.id, f.subject_id, s.name AS subject_name,
   LEFT JOIN gb_entities o ON o.dataset_id = f.dataset_id AND o.id = f.object_id`;
 
 // Raw rows come back as Date (postgres.js) or string (PGlite for some types): one shape out.
-const date = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
+export const date = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
 
 export function toFactView(r: FactRow): FactView {
   return {

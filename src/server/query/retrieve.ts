@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import { queryRows } from "../db/rows";
 import { cosineDistance, vectorRows } from "../db/vector";
 import { countTokens } from "../remember/chunk";
+import { date } from "../graph/shape";
 import { nameKey } from "../remember/normalize";
 import { bm25, matches, type TermWeights } from "./bm25";
 import type { SourceRef } from "./schemas";
@@ -80,7 +81,6 @@ type ChunkRow = { id: string; text_id: string; summary: string; content: string;
 
 /** A uuid[] parameter (uuids need no quoting in an array literal). */
 const uuidArray = (ids: string[]) => sql`${`{${ids.join(",")}}`}::uuid[]`;
-const date = (v: Date | string | null) => (v === null ? null : new Date(v));
 const ref = (textId: string, chunkId: string, source: Record<string, string> | string): SourceRef => ({
   textId,
   chunkId,

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { queryRows } from "../db/rows";
 import { cosineDistance, vectorRows } from "../db/vector";
-import { type FactRow, factSelect } from "../graph/shape";
+import { date, type FactRow, factSelect } from "../graph/shape";
 
 /*
  * load_candidates: what the dataset already knows that the new entities and facts may be the
@@ -122,7 +122,7 @@ const toFact = (r: FactRow): FactCandidate => ({
   objectName: r.object_name,
   objectValue: r.object_value,
   sentence: r.sentence,
-  validAt: r.valid_at === null ? null : new Date(r.valid_at),
+  validAt: date(r.valid_at),
 });
 
 async function currentFacts(db: Db, datasetId: string, entityIds: string[], words: string[]): Promise<FactCandidate[]> {

@@ -3,6 +3,7 @@ import { type RunKind, RunStatuses, type RunStatus } from "../../lib/stages";
 import type { Db } from "../db/client";
 import { anyStageFailed } from "../db/schema/run-logs";
 import { resolveDataset } from "../datasets/datasets";
+import { decodeCursor, encodeCursor } from "../cursor";
 import { ValidationError } from "../errors";
 import type { ListRunsInput } from "./schemas";
 import { type RunSummary, summarize } from "./shape";
@@ -16,19 +17,11 @@ export interface RunList {
 }
 
 /** The cursor is the (created_at, id) of the last run of a page, newest first. */
-function encodeCursor(createdAt: Date, id: string): string {
-  return Buffer.from(JSON.stringify([createdAt.toISOString(), id])).toString("base64url");
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, "base64url").toString()) as [string, string];
-    const createdAt = new Date(at);
-    if (Number.isNaN(createdAt.getTime()) || typeof id !== "string") throw new Error("bad");
-    return { createdAt, id };
-  } catch {
-    throw new ValidationError("cursor", "is not a cursor this API returned");
-  }
+function decodeRunCursor(cursor: string): { createdAt: Date; id: string } {
+  const [at, id] = decodeCursor(cursor);
+  const createdAt = new Date(at);
+  if (Number.isNaN(createdAt.getTime())) throw new ValidationError("cursor", "is not a cursor this API returned");
+  return { createdAt, id };
 }
 
 export async function listRuns({ db, kind, input }: { db: Db; kind: RunKind; input: ListRunsInput }): Promise<RunList> {
@@ -40,7 +33,7 @@ export async function listRuns({ db, kind, input }: { db: Db; kind: RunKind; inp
   const page: SQL[] = [...base];
   if (input.status) page.push(eq(table.status, input.status));
   if (input.cursor) {
-    const c = decodeCursor(input.cursor);
+    const c = decodeRunCursor(input.cursor);
     page.push(sql`(${table.createdAt}, ${table.id}) < (${c.createdAt.toISOString()}::timestamptz, ${c.id}::uuid)`);
   }
 
@@ -65,5 +58,5 @@ export async function listRuns({ db, kind, input }: { db: Db; kind: RunKind; inp
   const last = items.at(-1);
   const counts = Object.fromEntries(RunStatuses.map((s) => [s, 0])) as Record<RunStatus, number>;
   for (const g of grouped) counts[g.status] = Number(g.n);
-  return { items, nextCursor: more && last ? encodeCursor(last.createdAt, last.id) : null, counts };
+  return { items, nextCursor: more && last ? encodeCursor([last.createdAt.toISOString(), last.id]) : null, counts };
 }
