@@ -7,6 +7,7 @@ import { createApp } from "../src/server/app";
 import { openDatabase } from "../src/server/db/client";
 import { queryRows } from "../src/server/db/rows";
 import { createDataset, listDatasets } from "../src/server/datasets/datasets";
+import { LOCAL_CALLER } from "../src/server/auth/caller";
 import { ask } from "../src/server/query/ask";
 import { submitRemember } from "../src/server/remember/submit";
 import { CATEGORIES, Sample, sessions } from "./eval/locomo-format";
@@ -66,8 +67,8 @@ const line = (text: string) => {
 for (const sample of samples) {
   const turns = sessions(sample).flatMap((s) => s.turns.map((t) => ({ ...t, date: s.date, session: s.index })));
   const name = dataDir ? `locomo-${sample.sample_id.toLowerCase()}` : `locomo-${sample.sample_id.toLowerCase()}-${Date.now().toString(36)}`;
-  const existing = dataDir ? (await listDatasets({ db: app.database.db })).find((d) => d.name === name) : undefined;
-  const ds = existing ?? (await createDataset({ db: app.database.db, input: { name } }));
+  const existing = dataDir ? (await listDatasets({ db: app.database.db, scope: LOCAL_CALLER })).find((d) => d.name === name) : undefined;
+  const ds = existing ?? (await createDataset({ db: app.database.db, caller: LOCAL_CALLER, input: { name } }));
   let last = "";
   if (existing) console.log(`${sample.sample_id}: reusing the remembered dataset ${name} in ${dataDir}`);
   for (const [i, t] of existing ? [] : turns.entries()) {
@@ -81,7 +82,7 @@ for (const sample of samples) {
         series: `${sample.sample_id}/session_${t.session}`,
         occurredAt: t.date ?? undefined,
       },
-      userId: null,
+      caller: LOCAL_CALLER,
     });
     last = r.rememberRunId;
     if (i % 25 === 0) line(`${sample.sample_id}: queued ${i + 1}/${turns.length} turns`);
@@ -99,7 +100,7 @@ for (const sample of samples) {
   }
   const questions = sample.qa.filter((q) => q.category >= 1 && q.category <= 4);
   for (const [i, q] of questions.entries()) {
-    const r = await ask({ app, input: { dataset: ds.name, question: q.question, limit: Math.max(...ks) }, userId: null });
+    const r = await ask({ app, input: { dataset: ds.name, question: q.question, limit: Math.max(...ks) }, caller: LOCAL_CALLER });
     const ids = r.sources.map((s) => s.source.id ?? "");
     const s = scoreRanking(ids, q.evidence, ks);
     const list = byCategory.get(q.category) ?? [];

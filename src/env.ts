@@ -56,12 +56,29 @@ export const EnvSchema = z
     GB_EXTRACT_CONCURRENCY: withDefault(z.coerce.number().int().min(1).max(64), 4),
     /** most tokens of source text query gives the model */
     GB_QUERY_TOKEN_BUDGET: withDefault(z.coerce.number().int().min(100).max(200_000), 2000),
+    /** "off": a single-user local install, every caller is the default team's owner */
+    GB_AUTH: withDefault(z.enum(["on", "off"]), "on"),
+    /** signs session cookies; made and kept in the database when unset */
+    GB_AUTH_SECRET: opt(z.string().min(32, "must be at least 32 characters")),
+    /** the address people reach the app at (sign-in cookies and origin checks) */
+    GB_PUBLIC_URL: opt(z.url()),
+    /** create this first owner at start-up when there is no account yet */
+    GB_BOOTSTRAP_EMAIL: opt(z.email()),
+    GB_BOOTSTRAP_PASSWORD: opt(z.string().min(8, "must be at least 8 characters")),
+    /** create (or keep) an owner API key of the default team with this value at start-up */
+    GB_BOOTSTRAP_API_KEY: opt(z.string().min(24, "must be at least 24 characters")),
+    /** calls per minute per API key; 0 = no limit */
+    GB_RATE_LIMIT_REMEMBER: withDefault(z.coerce.number().int().min(0), 600),
+    GB_RATE_LIMIT_QUERY: withDefault(z.coerce.number().int().min(0), 3000),
     PORT: withDefault(z.coerce.number().int().min(1).max(65535), 3000),
   })
   .transform((e, ctx) => {
     const models = e.GB_MODELS ?? (e.OPENAI_API_KEY ? "openai" : "builtin");
     if (models === "openai" && !e.OPENAI_API_KEY) {
       ctx.addIssue({ code: "custom", path: ["OPENAI_API_KEY"], message: "is required when GB_MODELS=openai" });
+    }
+    if (e.GB_BOOTSTRAP_EMAIL && !e.GB_BOOTSTRAP_PASSWORD) {
+      ctx.addIssue({ code: "custom", path: ["GB_BOOTSTRAP_PASSWORD"], message: "is required with GB_BOOTSTRAP_EMAIL" });
     }
     return { ...e, GB_MODELS: models };
   });

@@ -6,6 +6,7 @@ import { inferences } from "../../src/server/db/schema";
 import { ask } from "../../src/server/query/ask";
 import type { BenchDatabase } from "./databases";
 import { seedGraph } from "./seed";
+import { LOCAL_CALLER } from "../../src/server/auth/caller";
 
 /*
  * query's figures (PRODUCT.md §10a): latency p50/p99, wall and wall minus model time, at 1k,
@@ -31,7 +32,7 @@ export async function benchQueryLatency(dbs: BenchDatabase[], sizes: number[], q
       const overheads: number[] = [];
       for (let i = -20; i < queries; i++) {
         const t = performance.now();
-        const r = await ask({ app, input: { dataset: datasetName, question: question(i + 20, people), limit: 10 }, userId: null });
+        const r = await ask({ app, input: { dataset: datasetName, question: question(i + 20, people), limit: 10 }, caller: LOCAL_CALLER });
         const wall = performance.now() - t;
         if (i < 0) continue; // warm-up
         const [m] = await database.db.select({ ms: sum(inferences.latencyMs) }).from(inferences).where(eq(inferences.runId, r.queryRunId));
@@ -58,6 +59,8 @@ async function waitUp(url: string): Promise<void> {
   throw new Error(`bench server did not answer at ${url}`);
 }
 
+const BENCH_KEY = "gb_bench_key_0000000000000000000000";
+
 /** Queries per second over HTTP: a server process of its own, `clients` loops for `seconds`. */
 export async function benchQueryHttp(db: BenchDatabase, env: Record<string, string>, clientsList: number[], seconds: number): Promise<string[][]> {
   const { datasetName, people } = await seedGraph(db.database.db, 10_000);
@@ -65,7 +68,8 @@ export async function benchQueryHttp(db: BenchDatabase, env: Record<string, stri
   if (closeFirst) await db.database.close();
   const port = 3900 + Math.floor(Math.random() * 90);
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/bench/serve.ts"], {
-    env: { ...process.env, ...env, GB_MODELS: "builtin", BENCH_PORT: String(port) },
+    // the calls authenticate with an API key, as apps do (one indexed lookup per call), unthrottled
+    env: { ...process.env, ...env, GB_MODELS: "builtin", BENCH_PORT: String(port), GB_BOOTSTRAP_API_KEY: BENCH_KEY, GB_RATE_LIMIT_QUERY: "0" },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const rows: string[][] = [["db", "facts", "clients", "seconds", "queries", "per second", "p50 ms", "p99 ms", "target"]];
@@ -81,7 +85,7 @@ export async function benchQueryHttp(db: BenchDatabase, env: Record<string, stri
           const t = performance.now();
           const res = await fetch(`${base}/api/trpc/query.ask`, {
             method: "POST",
-            headers: { "content-type": "application/json" },
+            headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` },
             body: JSON.stringify({ json: { dataset: datasetName, question: question(i, people) } }),
           });
           if (!res.ok) throw new Error(`query over HTTP failed: ${res.status} ${await res.text()}`);

@@ -5,6 +5,7 @@ import { createApp } from "../../src/server/app";
 import { queryRows } from "../../src/server/db/rows";
 import { chunks, inferences } from "../../src/server/db/schema";
 import { createDataset } from "../../src/server/datasets/datasets";
+import { LOCAL_CALLER } from "../../src/server/auth/caller";
 import { submitRemember } from "../../src/server/remember/submit";
 import { type ChatRequestBody, startFakeOpenAI } from "../../src/test/fake-openai";
 import type { BenchDatabase } from "./databases";
@@ -43,11 +44,11 @@ export async function benchShortTexts(dbs: BenchDatabase[], n: number): Promise<
   const rows: string[][] = [["db", "texts", "wall s", "texts/s", "ms/text"]];
   for (const { name, database } of dbs) {
     const app = await createApp({ env: parseEnv({ GB_MODELS: "builtin" }), database, pollMs: 20 });
-    const ds = await createDataset({ db: database.db, input: { name: `bench-short-${Date.now().toString(36)}` } });
+    const ds = await createDataset({ db: database.db, caller: LOCAL_CALLER, input: { name: `bench-short-${Date.now().toString(36)}` } });
     const start = performance.now();
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
-      ids.push((await submitRemember({ app, input: { dataset: ds.name, text: shortText(i) }, userId: null })).rememberRunId);
+      ids.push((await submitRemember({ app, input: { dataset: ds.name, text: shortText(i) }, caller: LOCAL_CALLER })).rememberRunId);
     }
     const last = await app.remember.waitFor(ids.at(-1)!, 30 * 60_000);
     const s = (performance.now() - start) / 1000;
@@ -113,8 +114,8 @@ export async function benchLongText(dbs: BenchDatabase[], delayMs: number): Prom
           GB_EXTRACT_CONCURRENCY: String(concurrency),
         });
         const app = await createApp({ env, database, pollMs: 10 });
-        const ds = await createDataset({ db: database.db, input: { name: `bench-long-${randomUUID().slice(0, 8)}` } });
-        const r = await submitRemember({ app, input: { dataset: ds.name, text, wait: true }, userId: null });
+        const ds = await createDataset({ db: database.db, caller: LOCAL_CALLER, input: { name: `bench-long-${randomUUID().slice(0, 8)}` } });
+        const r = await submitRemember({ app, input: { dataset: ds.name, text, wait: true }, caller: LOCAL_CALLER });
         await app.remember.stop();
         if (r.status !== "succeeded") throw new Error(`bench run failed: ${r.error}`);
         const [times] = await queryRows<{ started_at: string | Date; finished_at: string | Date }>(

@@ -1,5 +1,6 @@
 import { RememberStages } from "../../src/lib/stages";
 import { createDataset } from "../../src/server/datasets/datasets";
+import { LOCAL_CALLER } from "../../src/server/auth/caller";
 import { run, stage } from "../../src/server/pipeline";
 import { createRunLog } from "../../src/server/runs/run-log";
 import type { BenchDatabase } from "./databases";
@@ -18,7 +19,7 @@ export async function benchRunner(dbs: BenchDatabase[], runs: number): Promise<s
 
   const rows: string[][] = [];
   for (const { name, database } of dbs) {
-    const ds = await createDataset({ db: database.db, input: { name: `bench-${Date.now().toString(36)}` } });
+    const ds = await createDataset({ db: database.db, caller: LOCAL_CALLER, input: { name: `bench-${Date.now().toString(36)}` } });
     // warm-up: the first statements pay for planning and connections
     for (let i = 0; i < 20; i++) {
       const log = await createRunLog(database.db, "remember", { datasetId: ds.id, userId: null, params: {} });

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { Db } from "../../src/server/db/client";
 import { createDataset } from "../../src/server/datasets/datasets";
+import { LOCAL_CALLER } from "../../src/server/auth/caller";
 
 /*
  * A graph of `facts` facts shaped like remember's output, written straight in SQL (remembering
@@ -10,7 +11,7 @@ import { createDataset } from "../../src/server/datasets/datasets";
  * distribution so that full text meets common and rare terms, mentions, and the term statistics.
  */
 export async function seedGraph(db: Db, facts: number): Promise<{ datasetName: string; people: number }> {
-  const ds = await createDataset({ db, input: { name: `bench-q-${randomUUID().slice(0, 8)}` } });
+  const ds = await createDataset({ db, caller: LOCAL_CALLER, input: { name: `bench-q-${randomUUID().slice(0, 8)}` } });
   const texts = Math.ceil(facts / 2);
   const people = Math.max(10, Math.ceil(facts / 20));
   const places = Math.max(10, Math.ceil(facts / 50));

@@ -10,7 +10,7 @@ import { serve } from "../../src/test/http-server";
  */
 const app = await createApp({ env: parseEnv(), worker: false });
 const server = await serve((path) => {
-  if (path === "/api/health") return async () => Response.json(health(app));
+  if (path === "/api/health") return async () => Response.json(await health(app));
   if (path.startsWith(TRPC_ENDPOINT)) return (req) => handleTrpc(req, app);
   return undefined;
 }, Number(process.env.BENCH_PORT ?? 3999));

@@ -7,6 +7,9 @@ import { handleRunsRest } from "../server/api/rest";
 import { createRunLog } from "../server/runs/run-log";
 import { type Client, createClient } from "./index";
 
+const API_KEY = "gb_client_test_key_0000000000000000";
+const bearer = { authorization: `Bearer ${API_KEY}` };
+
 describeEachDriver("typed client over HTTP", (ctx, driver) => {
   let server: Awaited<ReturnType<typeof serve>>;
   let client: Client;
@@ -17,7 +20,7 @@ describeEachDriver("typed client over HTTP", (ctx, driver) => {
       if (path === "/v1/gb/admin/api/query-runs") return (req) => handleRunsRest("query", req, app);
       return undefined;
     });
-    client = createClient({ url: server.url, apiKey: "gb_test" });
+    client = createClient({ url: server.url, apiKey: API_KEY });
   });
   afterAll(() => server.close());
 
@@ -27,6 +30,8 @@ describeEachDriver("typed client over HTTP", (ctx, driver) => {
       db: driver,
       models: "builtin",
       vector: ctx().database.vector ? "pgvector" : "fallback",
+      auth: "on",
+      needsFirstOwner: true,
     });
   });
 
@@ -67,7 +72,7 @@ describeEachDriver("typed client over HTTP", (ctx, driver) => {
     const list = await client.runs.query.list.query({ dataset: ds.name });
     expect(list.items.map((r) => r.id)).toEqual([log.id]);
 
-    const rest = await fetch(`${server.url}/v1/gb/admin/api/query-runs?dataset=${ds.name}&limit=10`);
+    const rest = await fetch(`${server.url}/v1/gb/admin/api/query-runs?dataset=${ds.name}&limit=10`, { headers: bearer });
     expect(rest.status).toBe(200);
     const body = (await rest.json()) as { runs: Record<string, unknown>[]; counts: Record<string, number>; next_cursor: string | null };
     expect(body.counts).toEqual({ queued: 0, started: 0, succeeded: 1, failed: 0 });
@@ -76,10 +81,12 @@ describeEachDriver("typed client over HTTP", (ctx, driver) => {
   });
 
   it("answers REST errors with a status and a message", async () => {
-    const unknown = await fetch(`${server.url}/v1/gb/admin/api/query-runs?dataset=nope-${crypto.randomUUID().slice(0, 6)}`);
+    const anonymous = await fetch(`${server.url}/v1/gb/admin/api/query-runs?dataset=default`);
+    expect(anonymous.status).toBe(401);
+    const unknown = await fetch(`${server.url}/v1/gb/admin/api/query-runs?dataset=nope-${crypto.randomUUID().slice(0, 6)}`, { headers: bearer });
     expect(unknown.status).toBe(404);
-    const bad = await fetch(`${server.url}/v1/gb/admin/api/query-runs?status=exploded`);
+    const bad = await fetch(`${server.url}/v1/gb/admin/api/query-runs?status=exploded`, { headers: bearer });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toMatch(/^status:/);
   });
-});
+}, { env: () => ({ GB_BOOTSTRAP_API_KEY: API_KEY }) });

@@ -3,6 +3,9 @@ import type { Env } from "../env";
 import { env as processEnv } from "../env";
 import { type Database, openDatabase } from "./db/client";
 import { migrate } from "./db/migrate";
+import { type Auth, authSecret, createAuth, ensureBootstrapOwner, needsFirstOwner } from "./auth/better-auth";
+import { ensureBootstrapKey } from "./auth/keys";
+import { createRateLimits, type RateLimits } from "./auth/rate-limit";
 import { ensureDefaultDataset } from "./datasets/datasets";
 import { createProvider, resolveStageOptions } from "./models/factory";
 import type { CallOptions, ModelProvider } from "./models/types";
@@ -21,6 +24,10 @@ export interface App {
   readonly stageOptions: Readonly<Record<string, CallOptions>>;
   /** the remember queue's worker in this process */
   readonly remember: RememberManager;
+  /** accounts and sessions (better-auth) */
+  readonly auth: Auth;
+  /** per-key limits of remember and query calls */
+  readonly rateLimits: RateLimits;
   /** stops the worker (waiting for runs in progress) and closes the database */
   close(): Promise<void>;
 }
@@ -30,6 +37,10 @@ export interface Health {
   db: Database["driver"];
   models: ModelProvider["name"];
   vector: "pgvector" | "fallback";
+  /** "off" when GB_AUTH=off: every caller is the default team's owner */
+  auth: "on" | "off";
+  /** no account exists yet: /admin offers to make the first owner */
+  needsFirstOwner: boolean;
 }
 
 export function databaseOptions(env: Env) {
@@ -51,11 +62,18 @@ export interface CreateAppOptions {
 export async function createApp({ env, database, worker = true, pollMs }: CreateAppOptions): Promise<App> {
   const db = await migrate(database ?? (await openDatabase(databaseOptions(env))));
   await ensureDefaultDataset(db.db);
+  const auth = createAuth({ db: db.db, env, secret: await authSecret(db.db, env) });
+  if (env.GB_BOOTSTRAP_EMAIL && env.GB_BOOTSTRAP_PASSWORD) {
+    await ensureBootstrapOwner(db.db, auth, env.GB_BOOTSTRAP_EMAIL, env.GB_BOOTSTRAP_PASSWORD);
+  }
+  if (env.GB_BOOTSTRAP_API_KEY) await ensureBootstrapKey(db.db, env.GB_BOOTSTRAP_API_KEY);
   const app: App = {
     env,
     database: db,
     provider: createProvider(env),
     stageOptions: resolveStageOptions(env.GB_STAGE_MODELS),
+    auth,
+    rateLimits: createRateLimits(env),
     remember: createRememberManager({
       db: db.db,
       concurrency: env.GB_REMEMBER_CONCURRENCY,
@@ -72,12 +90,14 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
   return app;
 }
 
-export function health(app: App): Health {
+export async function health(app: App): Promise<Health> {
   return {
     ok: true,
     db: app.database.driver,
     models: app.provider.name,
     vector: app.database.vector ? "pgvector" : "fallback",
+    auth: app.env.GB_AUTH,
+    needsFirstOwner: app.env.GB_AUTH === "on" && (await needsFirstOwner(app.database.db)),
   };
 }
 

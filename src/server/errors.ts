@@ -38,3 +38,29 @@ export class PayloadTooLargeError extends DomainError {
     this.name = "PayloadTooLargeError";
   }
 }
+
+/** No credentials, or credentials that are not (or no longer) valid. */
+export class UnauthorizedError extends DomainError {
+  constructor(message = "sign in or send an API key (Authorization: Bearer …)") {
+    super(message);
+    this.name = "UnauthorizedError";
+  }
+}
+
+/** Known caller, not allowed: a viewer writing, a member managing keys. */
+export class ForbiddenError extends DomainError {
+  constructor(message: string) {
+    super(message);
+    this.name = "ForbiddenError";
+  }
+}
+
+export class RateLimitedError extends DomainError {
+  constructor(
+    readonly retryAfterMs: number,
+    what: string,
+  ) {
+    super(`rate limit for ${what} reached; retry in ${Math.ceil(retryAfterMs / 1000)} s`);
+    this.name = "RateLimitedError";
+  }
+}

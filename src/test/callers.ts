@@ -1,10 +1,14 @@
 import { createCaller } from "../server/api/root";
 import { createInnerContext } from "../server/api/trpc";
 import type { App } from "../server/app";
+import { type Caller, LOCAL_CALLER } from "../server/auth/caller";
 
-/** The whole router called in-process, as a signed-in test user. */
-export function callerFor(app: App) {
-  return createCaller(createInnerContext({ app, userId: "test-user" }));
+/** The test's signed-in person: an owner of the default team. */
+export const TEST_OWNER: Caller = { ...LOCAL_CALLER, kind: "user", id: "test-user", label: "owner@test" };
+
+/** The whole router called in-process, as `caller` (the default team's owner by default; null = nobody). */
+export function callerFor(app: App, caller: Caller | null = TEST_OWNER) {
+  return createCaller(createInnerContext({ app, caller }));
 }
 
 /** The tRPC error code of a rejected call (e.g. "BAD_REQUEST"), with its field. */

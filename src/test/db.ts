@@ -6,6 +6,7 @@ import { type App, createApp } from "../server/app";
 import { type Database, openDatabase } from "../server/db/client";
 import { createScratchDatabase } from "../server/db/scratch";
 import { createDataset } from "../server/datasets/datasets";
+import { LOCAL_CALLER } from "../server/auth/caller";
 
 /*
  * Database tests run on both drivers: PGlite (from the migrated template, one instance per test
@@ -77,5 +78,5 @@ export function describeEachDriver(
 /** A dataset of the test's own, with a unique name. */
 export async function freshDataset(app: App, prefix = "t") {
   const name = `${prefix}-${randomUUID().slice(0, 8)}`;
-  return createDataset({ db: app.database.db, input: { name } });
+  return createDataset({ db: app.database.db, caller: LOCAL_CALLER, input: { name } });
 }

@@ -1,5 +1,14 @@
 import { TRPCError } from "@trpc/server";
-import { ConflictError, DomainError, NotFoundError, PayloadTooLargeError, ValidationError } from "../errors";
+import {
+  ConflictError,
+  DomainError,
+  ForbiddenError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  UnauthorizedError,
+  ValidationError,
+} from "../errors";
 import { ModelError } from "../models/types";
 
 /** The one place domain errors become answers. Unknown errors never leak their message. */
@@ -13,7 +22,13 @@ export function toTRPCError(error: TRPCError, path: string): TRPCError {
           ? "CONFLICT"
           : cause instanceof PayloadTooLargeError
             ? "PAYLOAD_TOO_LARGE"
-            : "BAD_REQUEST";
+            : cause instanceof UnauthorizedError
+              ? "UNAUTHORIZED"
+              : cause instanceof ForbiddenError
+                ? "FORBIDDEN"
+                : cause instanceof RateLimitedError
+                  ? "TOO_MANY_REQUESTS"
+                  : "BAD_REQUEST";
     return new TRPCError({ code, message: cause.message, cause });
   }
   // the model server failed (after its retries): the caller's request was fine
@@ -26,7 +41,10 @@ export function toTRPCError(error: TRPCError, path: string): TRPCError {
 }
 
 /** The same mapping for the REST routes: an HTTP status and a message safe to show. */
-export function toHttpError(e: unknown): { status: number; message: string } {
+export function toHttpError(e: unknown): { status: number; message: string; retryAfterMs?: number } {
+  if (e instanceof UnauthorizedError) return { status: 401, message: e.message };
+  if (e instanceof ForbiddenError) return { status: 403, message: e.message };
+  if (e instanceof RateLimitedError) return { status: 429, message: e.message, retryAfterMs: e.retryAfterMs };
   if (e instanceof NotFoundError) return { status: 404, message: e.message };
   if (e instanceof ConflictError) return { status: 409, message: e.message };
   if (e instanceof ValidationError) return { status: 400, message: e.message };

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { RunKind } from "../../lib/stages";
 import type { App } from "../app";
-import { ValidationError } from "../errors";
+import { callerFromRequest } from "../auth/request";
+import { UnauthorizedError, ValidationError } from "../errors";
 import { listRuns } from "../runs/list";
 import { ListRunsInput } from "../runs/schemas";
 import { runLogs } from "../runs/tables";
@@ -41,7 +42,9 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export async function handleRunsRest(kind: RunKind, req: Request, app: App): Promise<Response> {
   try {
-    const list = await listRuns({ db: app.database.db, kind, input: parse(new URL(req.url)) });
+    const caller = await callerFromRequest(app, req.headers);
+    if (!caller) throw new UnauthorizedError();
+    const list = await listRuns({ db: app.database.db, scope: caller, kind, input: parse(new URL(req.url)) });
     return Response.json({
       counts: list.counts,
       runs: list.items.map((r) => ({
@@ -59,7 +62,8 @@ export async function handleRunsRest(kind: RunKind, req: Request, app: App): Pro
       next_cursor: list.nextCursor,
     });
   } catch (e) {
-    const { status, message } = toHttpError(e);
-    return Response.json({ error: message }, { status });
+    const { status, message, retryAfterMs } = toHttpError(e);
+    const headers = retryAfterMs ? { "retry-after": String(Math.ceil(retryAfterMs / 1000)) } : undefined;
+    return Response.json({ error: message }, { status, headers });
   }
 }

@@ -1,18 +1,25 @@
+import { accountRouter, auditRouter, keysRouter, teamsRouter } from "./routers/access";
 import { datasetsRouter } from "./routers/datasets";
 import { graphRouter } from "./routers/graph";
 import { queryRouter } from "./routers/query";
 import { rememberRouter } from "./routers/remember";
 import { runsRouter } from "./routers/runs";
+import { subjectsRouter } from "./routers/subjects";
 import { systemRouter } from "./routers/system";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
   system: systemRouter,
+  account: accountRouter,
+  teams: teamsRouter,
+  keys: keysRouter,
+  audit: auditRouter,
   datasets: datasetsRouter,
   runs: runsRouter,
   remember: rememberRouter,
   query: queryRouter,
   graph: graphRouter,
+  subjects: subjectsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,8 +1,11 @@
 import { initTRPC, type TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError, z } from "zod";
+import { type Role, roleAtLeast } from "../../lib/roles";
 import type { App } from "../app";
+import type { Caller } from "../auth/caller";
 import type { Db } from "../db/client";
+import { ForbiddenError, RateLimitedError, UnauthorizedError } from "../errors";
 import { toTRPCError } from "./errors";
 
 /**
@@ -12,12 +15,12 @@ import { toTRPCError } from "./errors";
 export interface Context {
   app: App;
   db: Db;
-  /** the caller's user id, once accounts exist (#5); null = anonymous */
-  userId: string | null;
+  /** who is calling (auth/request.ts); null = nobody. Procedures past `authed` see it non-null. */
+  caller: Caller | null;
 }
 
-export function createInnerContext({ app, userId = null }: { app: App; userId?: string | null }): Context {
-  return { app, db: app.database.db, userId };
+export function createInnerContext({ app, caller }: { app: App; caller: Caller | null }): Context {
+  return { app, db: app.database.db, caller };
 }
 
 function fieldOf(error: TRPCError): string | null {
@@ -37,7 +40,13 @@ const t = initTRPC.context<Context>().create({
       message: zod
         ? zod.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")
         : shape.message,
-      data: { ...shape.data, field: fieldOf(error), zodError: zod ? z.flattenError(zod) : null },
+      data: {
+        ...shape.data,
+        field: fieldOf(error),
+        zodError: zod ? z.flattenError(zod) : null,
+        /** TOO_MANY_REQUESTS: when to try again */
+        retryAfterMs: error.cause instanceof RateLimitedError ? error.cause.retryAfterMs : null,
+      },
     };
   },
 });
@@ -51,4 +60,28 @@ const mapErrors = t.middleware(async ({ next, path }) => {
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
+/** Only for what anyone may see (system.health); everything else starts from `authed`. */
 export const publicProcedure = t.procedure.use(mapErrors);
+
+/**
+ * The one access check: no caller → UNAUTHORIZED, and past it ctx.caller is non-null, so a
+ * procedure cannot reach a verb (which all take a Caller or Scope) without it. Datasets are then
+ * found within the caller's team (another team's dataset is NOT_FOUND).
+ */
+export const authed = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.caller) throw new UnauthorizedError();
+  return next({ ctx: { caller: ctx.caller } });
+});
+
+const atLeast = (role: Role, what: string) =>
+  authed.use(({ ctx, next }) => {
+    if (!roleAtLeast(ctx.caller.role, role)) throw new ForbiddenError(`${what} needs the role ${role} or above; this caller is a ${ctx.caller.role}`);
+    return next();
+  });
+
+/** Reads: any role, viewer and up. */
+export const readProcedure = authed;
+/** Writes to memory (remember, datasets): member and up; a viewer gets FORBIDDEN. */
+export const writeProcedure = atLeast("member", "writing");
+/** Team administration (keys, members, audit, purge, dataset deletion): admin and up. */
+export const adminProcedure = atLeast("admin", "this");

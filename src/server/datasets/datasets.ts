@@ -1,47 +1,126 @@
 import { randomUUID } from "node:crypto";
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { datasets } from "../db/schema";
-import { ConflictError, NotFoundError } from "../errors";
-import { type CreateDatasetInput, DEFAULT_DATASET } from "./schemas";
+import { datasets, DEFAULT_TEAM_ID } from "../db/schema";
+import { queryRows } from "../db/rows";
+import { ConflictError, NotFoundError, ValidationError } from "../errors";
+import { actorOf, recordAudit } from "../auth/audit";
+import { type Caller, inScope, type Scope } from "../auth/caller";
+import { type CreateDatasetInput, DEFAULT_DATASET, type DeleteDatasetInput } from "./schemas";
+
+/*
+ * Datasets belong to a team. Every verb finds its dataset through resolveDataset or
+ * datasetInScope with the caller's Scope: a dataset of another team, or one an API key is not
+ * restricted to, is "not found" (its existence is not revealed).
+ */
 
 export interface Dataset {
   id: string;
   name: string;
+  teamId: string;
   createdAt: Date;
 }
 
-export async function listDatasets({ db }: { db: Db }): Promise<Dataset[]> {
-  return db.select().from(datasets).orderBy(asc(datasets.name));
+export async function listDatasets({ db, scope }: { db: Db; scope: Scope }): Promise<Dataset[]> {
+  return db
+    .select()
+    .from(datasets)
+    .where(and(eq(datasets.teamId, scope.teamId), scope.datasetIds ? inArray(datasets.id, [...scope.datasetIds]) : undefined))
+    .orderBy(asc(datasets.name));
 }
 
-export async function createDataset({ db, input }: { db: Db; input: CreateDatasetInput }): Promise<Dataset> {
-  const rows = await db
-    .insert(datasets)
-    .values({ id: randomUUID(), name: input.name, createdAt: new Date() })
-    .onConflictDoNothing({ target: datasets.name })
-    .returning();
-  const row = rows[0];
-  if (!row) throw new ConflictError(`dataset "${input.name}" already exists`);
+export async function createDataset({ db, caller, input }: { db: Db; caller: Caller; input: CreateDatasetInput }): Promise<Dataset> {
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .insert(datasets)
+      .values({ id: randomUUID(), teamId: caller.teamId, name: input.name, createdAt: new Date() })
+      .onConflictDoNothing({ target: [datasets.teamId, datasets.name] })
+      .returning();
+    const row = rows[0];
+    if (!row) throw new ConflictError(`dataset "${input.name}" already exists`);
+    await recordAudit(tx, { teamId: caller.teamId, actor: actorOf(caller), action: "dataset.create", target: row.name, details: { datasetId: row.id } });
+    return row;
+  });
+}
+
+/** The caller's dataset of that name, or NotFoundError. */
+export async function resolveDataset(db: Db, name: string, scope: Scope): Promise<Dataset> {
+  const [row] = await db
+    .select()
+    .from(datasets)
+    .where(and(eq(datasets.teamId, scope.teamId), eq(datasets.name, name)))
+    .limit(1);
+  if (!row || !inScope(scope, row.id)) throw new NotFoundError("dataset", name);
   return row;
 }
 
-/** The dataset of that name, or NotFoundError. */
-export async function resolveDataset(db: Db, name: string): Promise<Dataset> {
-  const [row] = await db.select().from(datasets).where(eq(datasets.name, name)).limit(1);
-  if (!row) throw new NotFoundError("dataset", name);
+/** The dataset of a row found by id, when the caller may see it; else undefined. */
+export async function datasetInScope(db: Db, id: string, scope: Scope): Promise<Dataset | undefined> {
+  if (!inScope(scope, id)) return undefined;
+  const [row] = await db
+    .select()
+    .from(datasets)
+    .where(and(eq(datasets.id, id), eq(datasets.teamId, scope.teamId)))
+    .limit(1);
   return row;
 }
 
-export async function findDatasetById(db: Db, id: string): Promise<Dataset | undefined> {
-  const [row] = await db.select().from(datasets).where(eq(datasets.id, id)).limit(1);
-  return row;
-}
-
-/** Creates the default dataset if it is missing; concurrent starts are safe. */
+/** Creates the default team's default dataset if it is missing; concurrent starts are safe. */
 export async function ensureDefaultDataset(db: Db): Promise<void> {
   await db
     .insert(datasets)
-    .values({ id: randomUUID(), name: DEFAULT_DATASET, createdAt: new Date() })
-    .onConflictDoNothing({ target: datasets.name });
+    .values({ id: randomUUID(), teamId: DEFAULT_TEAM_ID, name: DEFAULT_DATASET, createdAt: new Date() })
+    .onConflictDoNothing({ target: [datasets.teamId, datasets.name] });
+}
+
+/** Every table that holds a dataset's rows, by dataset_id (the dataset row itself last). */
+const DATASET_TABLES = [
+  "gb_mentions",
+  "gb_facts",
+  "gb_entities",
+  "gb_chunks",
+  "gb_texts",
+  "gb_term_stats",
+  "gb_search_stats",
+  "gb_inferences",
+  "gb_remember_run_stage_outputs",
+  "gb_query_run_stage_outputs",
+  "gb_remember_runs",
+  "gb_query_runs",
+] as const;
+
+export interface DatasetDeletion {
+  dataset: string;
+  at: Date;
+  /** rows deleted per table */
+  deleted: Record<string, number>;
+}
+
+/** Deletes a dataset and everything in it, in one transaction; the audit log keeps the counts. */
+export async function deleteDataset({ db, caller, input }: { db: Db; caller: Caller; input: DeleteDatasetInput }): Promise<DatasetDeletion> {
+  const dataset = await resolveDataset(db, input.name, caller);
+  if (dataset.teamId === DEFAULT_TEAM_ID && dataset.name === DEFAULT_DATASET) {
+    throw new ValidationError("name", "the default dataset cannot be deleted");
+  }
+  return db.transaction(async (tx) => {
+    // a remember run being worked on would write into a deleted dataset: refuse while one runs
+    const [busy] = await queryRows<{ n: number }>(
+      tx,
+      sql`SELECT count(*)::int AS n FROM gb_remember_runs WHERE dataset_id = ${dataset.id} AND status = 'started'`,
+    );
+    if ((busy?.n ?? 0) > 0) throw new ConflictError(`dataset "${dataset.name}" has a remember run in progress; try again when it has ended`);
+    const deleted: Record<string, number> = {};
+    for (const table of DATASET_TABLES) {
+      const rows = await queryRows<{ n: number }>(
+        tx,
+        sql`WITH d AS (DELETE FROM ${sql.identifier(table)} WHERE dataset_id = ${dataset.id} RETURNING 1) SELECT count(*)::int AS n FROM d`,
+      );
+      deleted[table] = rows[0]?.n ?? 0;
+    }
+    await tx.delete(datasets).where(eq(datasets.id, dataset.id));
+    deleted.datasets = 1;
+    const at = new Date();
+    await recordAudit(tx, { teamId: caller.teamId, actor: actorOf(caller), action: "dataset.delete", target: dataset.name, details: { datasetId: dataset.id, deleted } });
+    return { dataset: dataset.name, at, deleted };
+  });
 }

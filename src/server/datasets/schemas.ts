@@ -11,3 +11,13 @@ export const CreateDatasetInput = z.object({ name: DatasetName });
 export type CreateDatasetInput = z.infer<typeof CreateDatasetInput>;
 
 export const DEFAULT_DATASET = "default";
+
+export const DeleteDatasetInput = z
+  .object({
+    name: DatasetName,
+    /** the name again: deleting a dataset deletes all of its memory and run logs */
+    confirm: z.string(),
+  })
+  .strict()
+  .refine((v) => v.confirm === v.name, { path: ["confirm"], message: "must repeat the dataset's name" });
+export type DeleteDatasetInput = z.infer<typeof DeleteDatasetInput>;

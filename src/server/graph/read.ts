@@ -2,6 +2,7 @@ import { and, asc, eq, gt, ilike, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { queryRows } from "../db/rows";
 import { entities } from "../db/schema";
+import type { Scope } from "../auth/caller";
 import { resolveDataset } from "../datasets/datasets";
 import { decodeCursor, encodeCursor } from "../cursor";
 import { NotFoundError } from "../errors";
@@ -23,8 +24,8 @@ const entityView = {
 };
 
 /** graph.entities: a dataset's entities by name, optionally those whose name or alias matches. */
-export async function listEntities({ db, input }: { db: Db; input: EntitiesInput }): Promise<{ items: EntityView[]; nextCursor: string | null }> {
-  const ds = await resolveDataset(db, input.dataset);
+export async function listEntities({ db, scope, input }: { db: Db; scope: Scope; input: EntitiesInput }): Promise<{ items: EntityView[]; nextCursor: string | null }> {
+  const ds = await resolveDataset(db, input.dataset, scope);
   const after = input.cursor ? decodeCursor(input.cursor) : null; // [name, id] of the last row
   const search = input.search ? `%${nameKey(input.search).replace(/[%_]/g, "")}%` : null;
   const rows = await db
@@ -52,8 +53,8 @@ async function findEntity(db: Db, datasetId: string, id: string): Promise<Entity
 }
 
 /** graph.entity: the entity with its current and past facts, either end, newest first. */
-export async function getEntity({ db, input }: { db: Db; input: EntityInput }): Promise<{ entity: EntityView; current: FactView[]; past: FactView[] }> {
-  const ds = await resolveDataset(db, input.dataset);
+export async function getEntity({ db, scope, input }: { db: Db; scope: Scope; input: EntityInput }): Promise<{ entity: EntityView; current: FactView[]; past: FactView[] }> {
+  const ds = await resolveDataset(db, input.dataset, scope);
   const entity = await findEntity(db, ds.id, input.id);
   const rows = await queryRows<FactRow>(
     db,
@@ -71,8 +72,8 @@ export interface Neighbourhood {
 }
 
 /** graph.neighbourhood: the entities within `depth` current facts of one, and those facts. */
-export async function getNeighbourhood({ db, input }: { db: Db; input: NeighbourhoodInput }): Promise<Neighbourhood> {
-  const ds = await resolveDataset(db, input.dataset);
+export async function getNeighbourhood({ db, scope, input }: { db: Db; scope: Scope; input: NeighbourhoodInput }): Promise<Neighbourhood> {
+  const ds = await resolveDataset(db, input.dataset, scope);
   const root = await findEntity(db, ds.id, input.id);
   const depthOf = new Map<string, number>([[root.id, 0]]);
   const edges = new Map<string, FactView>();

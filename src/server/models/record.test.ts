@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEachDriver, freshDataset, testEnv } from "../../test/db";
+import { LOCAL_CALLER } from "../../server/auth/caller";
 import { type FakeOpenAI, startFakeOpenAI } from "../../test/fake-openai";
 import { inferences } from "../db/schema";
 import { run, stage } from "../pipeline";
@@ -55,7 +56,7 @@ describeEachDriver("inference recording", (ctx) => {
       error = e as Error;
     }
     await log.finish(error);
-    const r = await getRun({ db: app.database.db, kind: "query", id: log.id ?? "" });
+    const r = await getRun({ db: app.database.db, scope: LOCAL_CALLER, kind: "query", id: log.id ?? "" });
     const rows = await app.database.db.select().from(inferences).where(and(eq(inferences.datasetId, ds.id), eq(inferences.runId, log.id ?? "")));
     return { run: r, rows, error };
   }
@@ -92,7 +93,7 @@ describeEachDriver("inference recording", (ctx) => {
     expect(answer).toMatchObject({ provider: "openai", model: "gpt-from-request", tokensIn: 42, tokensOut: 7, stage: "query", error: null });
     expect(r.stages.find((s) => s.name === "query")?.inferenceIds).toEqual([answer?.id]);
     const { app } = ctx();
-    const viaApi = await getInference({ db: app.database.db, id: answer?.id ?? "" });
+    const viaApi = await getInference({ db: app.database.db, scope: LOCAL_CALLER, id: answer?.id ?? "" });
     expect(viaApi.response).toEqual(answer?.response);
   });
 

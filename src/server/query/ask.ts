@@ -1,4 +1,5 @@
 import type { App } from "../app";
+import { actorId, type Caller } from "../auth/caller";
 import { resolveDataset } from "../datasets/datasets";
 import { resolveStageOptions } from "../models/factory";
 import { recordedModels } from "../models/record";
@@ -9,12 +10,13 @@ import { queryPipeline } from "./pipeline";
 import type { AskInput, AskResult } from "./schemas";
 
 /** query.ask: runs the query pipeline in the caller's request (no queue), under its run log. */
-export async function ask({ app, input, userId }: { app: App; input: AskInput; userId: string | null }): Promise<AskResult> {
+export async function ask({ app, caller, input }: { app: App; caller: Caller; input: AskInput }): Promise<AskResult> {
   const db = app.database.db;
-  const dataset = await resolveDataset(db, input.dataset);
+  await app.rateLimits.take("query", caller);
+  const dataset = await resolveDataset(db, input.dataset, caller);
   const params = { ...input, asOf: input.asOf?.toISOString() ?? null };
   // a query takes milliseconds: its stage writes go out in order without holding it up
-  const log = await createRunLog(db, "query", { datasetId: dataset.id, userId, params }, { awaitWrites: false });
+  const log = await createRunLog(db, "query", { datasetId: dataset.id, userId: actorId(caller), params }, { awaitWrites: false });
   const runId = log.id!;
   const models = recordedModels(app.provider, {
     db,

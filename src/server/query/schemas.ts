@@ -2,7 +2,7 @@ import { z } from "zod";
 import { QueryStages } from "../../lib/stages";
 import { DatasetName } from "../datasets/schemas";
 import { CallOptions } from "../models/types";
-import { Instant } from "../remember/schemas";
+import { Instant, SubjectUserId } from "../remember/schemas";
 
 const stageNames = QueryStages.map((s) => s.name) as [string, ...string[]];
 
@@ -12,6 +12,8 @@ export const AskInput = z
     question: z.string().refine((q) => q.trim().length > 0, "must not be empty").pipe(z.string().max(4000)),
     /** a chat session whose short-term memory joins the context (once short-term memory lands) */
     session: z.string().min(1).max(500).optional(),
+    /** the person asking, as the app names them; kept in the run's params so subjects.purge can find the run */
+    userId: SubjectUserId.optional(),
     /** answer from the facts that held at this time, instead of the current ones */
     asOf: Instant.optional(),
     /** the most sources to give the model (default 10) */

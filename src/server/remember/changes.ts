@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import { queryRows } from "../db/rows";
 import { entities } from "../db/schema";
 import { type FactRow, type FactView, factSelect, toFactView } from "../graph/shape";
+import type { Scope } from "../auth/caller";
 import { getRun } from "../runs/get";
 
 export interface MemoryChanges {
@@ -13,8 +14,8 @@ export interface MemoryChanges {
 }
 
 /** runs.remember.changes: the memory diff of one run. */
-export async function rememberChanges({ db, id }: { db: Db; id: string }): Promise<MemoryChanges> {
-  const run = await getRun({ db, kind: "remember", id });
+export async function rememberChanges({ db, scope, id }: { db: Db; scope: Scope; id: string }): Promise<MemoryChanges> {
+  const run = await getRun({ db, scope, kind: "remember", id });
   const [ds] = await queryRows<{ dataset_id: string }>(db, sql`SELECT dataset_id FROM gb_remember_runs WHERE id = ${id} LIMIT 1`);
   const datasetId = ds!.dataset_id;
   const [created, made, retired] = [

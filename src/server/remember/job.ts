@@ -202,6 +202,7 @@ export class RememberJob {
       text: {
         id: this.textId,
         content: this.params.text,
+        userId: this.params.userId ?? null,
         source: this.params.source ?? {},
         seriesKey: this.params.series ?? null,
         occurredAt: this.occurredAt,

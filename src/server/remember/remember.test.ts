@@ -37,7 +37,7 @@ describeEachDriver("remember", (ctx) => {
     const ended = await app.remember.waitFor(submitted.rememberRunId, 20_000);
     expect(ended).toEqual({ status: "succeeded", error: null });
     const run = await api.remember.get({ id: submitted.rememberRunId });
-    expect(run.userId).toBe("test-user");
+    expect(run.userId).toBe("user:test-user");
     expect(Object.fromEntries(run.stages.map((s) => [s.name, s.status]))).toEqual({
       classify_complexity: "succeeded",
       chunk_text: "succeeded",

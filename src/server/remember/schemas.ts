@@ -17,6 +17,9 @@ export const Source = z
   })
   .strict();
 
+/** The app's own name for a person (remember's and query's `userId`). */
+export const SubjectUserId = z.string().min(1).max(200);
+
 export const RememberOptions = z
   .object({
     /** model and reasoning per stage, over the defaults and GB_STAGE_MODELS */
@@ -31,6 +34,8 @@ export const RememberInput = z
     dataset: DatasetName,
     text: z.string().refine((t) => t.trim().length > 0, "must not be empty"),
     source: Source.optional(),
+    /** the person the text belongs to, as the app names them (mem0's user_id); subjects.purge finds their data by it */
+    userId: SubjectUserId.optional(),
     /** the series the text belongs to (a chat session, a feed …) */
     series: z.string().min(1).max(200).optional(),
     /** when what the text says happened; relative dates in it are read against this */

@@ -12,7 +12,7 @@ import type { Plan } from "./resolve";
 export interface StoreInput {
   datasetId: string;
   runId: string;
-  text: { id: string; content: string; source: TextSource; seriesKey: string | null; occurredAt: Date | null };
+  text: { id: string; content: string; userId: string | null; source: TextSource; seriesKey: string | null; occurredAt: Date | null };
   chunk: { id: string; index: number; content: string; summary: string; tokenCount: number; embedding: number[] | null };
   plan: Plan;
   /** embeddings of the plan's entities (by id) and new facts (by id) */
@@ -65,6 +65,7 @@ export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult
         id: input.text.id,
         runId,
         content: input.text.content,
+        userId: input.text.userId,
         source: input.text.source,
         seriesKey: input.text.seriesKey,
         occurredAt: input.text.occurredAt,

@@ -1,5 +1,6 @@
 import { expect, it } from "vitest";
 import { describeEachDriver, freshDataset } from "../../test/db";
+import { LOCAL_CALLER } from "../../server/auth/caller";
 import type { App } from "../app";
 import { run, stage } from "../pipeline";
 import { createRunLog } from "./run-log";
@@ -36,12 +37,12 @@ describeEachDriver("runs list", (ctx) => {
     const ds = await freshDataset(app);
     const ids = await makeRuns(app, ds.id, ["ok", "failed", "flagged", "ok", "ok"]);
     const db = app.database.db;
-    const first = await listRuns({ db, kind: "query", input: { dataset: ds.name, limit: 2 } });
+    const first = await listRuns({ db, scope: LOCAL_CALLER, kind: "query", input: { dataset: ds.name, limit: 2 } });
     expect(first.items.map((r) => r.id)).toEqual([ids[4], ids[3]]);
     expect(first.counts).toEqual({ queued: 0, started: 0, succeeded: 4, failed: 1 });
-    const second = await listRuns({ db, kind: "query", input: { dataset: ds.name, limit: 2, cursor: first.nextCursor ?? "" } });
+    const second = await listRuns({ db, scope: LOCAL_CALLER, kind: "query", input: { dataset: ds.name, limit: 2, cursor: first.nextCursor ?? "" } });
     expect(second.items.map((r) => r.id)).toEqual([ids[2], ids[1]]);
-    const third = await listRuns({ db, kind: "query", input: { dataset: ds.name, limit: 2, cursor: second.nextCursor ?? "" } });
+    const third = await listRuns({ db, scope: LOCAL_CALLER, kind: "query", input: { dataset: ds.name, limit: 2, cursor: second.nextCursor ?? "" } });
     expect(third.items.map((r) => r.id)).toEqual([ids[0]]);
     expect(third.nextCursor).toBeNull();
   });
@@ -51,10 +52,10 @@ describeEachDriver("runs list", (ctx) => {
     const ds = await freshDataset(app);
     const ids = await makeRuns(app, ds.id, ["ok", "failed", "flagged"]);
     const db = app.database.db;
-    const failed = await listRuns({ db, kind: "query", input: { dataset: ds.name, status: "failed", limit: 50 } });
+    const failed = await listRuns({ db, scope: LOCAL_CALLER, kind: "query", input: { dataset: ds.name, status: "failed", limit: 50 } });
     expect(failed.items.map((r) => r.id)).toEqual([ids[1]]);
     expect(failed.items[0]?.error).toBe("fatal");
-    const flagged = await listRuns({ db, kind: "query", input: { dataset: ds.name, flagged: true, limit: 50 } });
+    const flagged = await listRuns({ db, scope: LOCAL_CALLER, kind: "query", input: { dataset: ds.name, flagged: true, limit: 50 } });
     expect(flagged.items.map((r) => [r.id, r.flagged])).toEqual([[ids[2], true]]);
     expect(flagged.counts).toEqual({ queued: 0, started: 0, succeeded: 1, failed: 0 });
   });
@@ -65,20 +66,20 @@ describeEachDriver("runs list", (ctx) => {
     const b = await freshDataset(app);
     await makeRuns(app, a.id, ["ok"]);
     const db = app.database.db;
-    expect((await listRuns({ db, kind: "query", input: { dataset: b.name, limit: 50 } })).items).toEqual([]);
-    expect((await listRuns({ db, kind: "remember", input: { dataset: a.name, limit: 50 } })).items).toEqual([]);
+    expect((await listRuns({ db, scope: LOCAL_CALLER, kind: "query", input: { dataset: b.name, limit: 50 } })).items).toEqual([]);
+    expect((await listRuns({ db, scope: LOCAL_CALLER, kind: "remember", input: { dataset: a.name, limit: 50 } })).items).toEqual([]);
   });
 
   it("rejects an unknown dataset and a forged cursor", async () => {
     const { app } = ctx();
     const db = app.database.db;
-    await expect(listRuns({ db, kind: "query", input: { dataset: "no-such-dataset", limit: 5 } })).rejects.toThrow(/dataset not found/);
+    await expect(listRuns({ db, scope: LOCAL_CALLER, kind: "query", input: { dataset: "no-such-dataset", limit: 5 } })).rejects.toThrow(/dataset not found/);
     const ds = await freshDataset(app);
-    await expect(listRuns({ db, kind: "query", input: { dataset: ds.name, limit: 5, cursor: "garbage" } })).rejects.toThrow(/cursor/);
+    await expect(listRuns({ db, scope: LOCAL_CALLER, kind: "query", input: { dataset: ds.name, limit: 5, cursor: "garbage" } })).rejects.toThrow(/cursor/);
   });
 
   it("an unknown inference is not found", async () => {
     const { app } = ctx();
-    await expect(getInference({ db: app.database.db, id: crypto.randomUUID() })).rejects.toThrow(/inference not found/);
+    await expect(getInference({ db: app.database.db, scope: LOCAL_CALLER, id: crypto.randomUUID() })).rejects.toThrow(/inference not found/);
   });
 });

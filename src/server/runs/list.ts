@@ -2,6 +2,7 @@ import { and, count, desc, eq, getTableColumns, getTableName, type SQL, sql } fr
 import { type RunKind, RunStatuses, type RunStatus } from "../../lib/stages";
 import type { Db } from "../db/client";
 import { anyStageFailed } from "../db/schema/run-logs";
+import type { Scope } from "../auth/caller";
 import { resolveDataset } from "../datasets/datasets";
 import { decodeCursor, encodeCursor } from "../cursor";
 import { ValidationError } from "../errors";
@@ -24,9 +25,9 @@ function decodeRunCursor(cursor: string): { createdAt: Date; id: string } {
   return { createdAt, id };
 }
 
-export async function listRuns({ db, kind, input }: { db: Db; kind: RunKind; input: ListRunsInput }): Promise<RunList> {
+export async function listRuns({ db, scope, kind, input }: { db: Db; scope: Scope; kind: RunKind; input: ListRunsInput }): Promise<RunList> {
   const { table, stages } = runLogs[kind];
-  const dataset = await resolveDataset(db, input.dataset);
+  const dataset = await resolveDataset(db, input.dataset, scope);
 
   const base: SQL[] = [eq(table.datasetId, dataset.id)];
   if (input.flagged) base.push(sql`${table.status} = 'succeeded' AND ${anyStageFailed(stages, getTableName(table))}`);

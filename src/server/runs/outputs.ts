@@ -3,6 +3,8 @@ import { type RunKind, StageTables } from "../../lib/stages";
 import type { Db } from "../db/client";
 import { queryRows } from "../db/rows";
 import { queryStageOutputs, rememberStageOutputs } from "../db/schema";
+import type { Scope } from "../auth/caller";
+import { datasetInScope } from "../datasets/datasets";
 import { NotFoundError } from "../errors";
 import { runLogs } from "./tables";
 
@@ -35,12 +37,12 @@ export interface StageOutput {
 }
 
 /** runs.*.outputs: what each stage of a run kept, in pipeline order, item by item. */
-export async function listOutputs({ db, kind, id, stage }: { db: Db; kind: RunKind; id: string; stage?: string }): Promise<StageOutput[]> {
+export async function listOutputs({ db, scope, kind, id, stage }: { db: Db; scope: Scope; kind: RunKind; id: string; stage?: string }): Promise<StageOutput[]> {
   const [run] = await queryRows<{ dataset_id: string }>(
     db,
     sql`SELECT dataset_id FROM ${runLogs[kind].table} WHERE id = ${id} LIMIT 1`,
   );
-  if (!run) throw new NotFoundError(`${kind} run`, id);
+  if (!run || !(await datasetInScope(db, run.dataset_id, scope))) throw new NotFoundError(`${kind} run`, id);
   const t = tables[kind];
   const rows = await db
     .select({ stage: t.stage, itemIndex: t.itemIndex, output: t.output, createdAt: t.createdAt })

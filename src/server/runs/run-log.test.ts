@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { expect, it, vi } from "vitest";
 import { describeEachDriver, freshDataset } from "../../test/db";
+import { LOCAL_CALLER } from "../../server/auth/caller";
 import { queryRows } from "../db/rows";
 import { queryRuns } from "../db/schema";
 import { each, run, stage, Stop } from "../pipeline";
@@ -35,7 +36,7 @@ describeEachDriver("run log", (ctx) => {
       error = e as Error;
     }
     await log.finish(error);
-    return { run: await getRun({ db: app.database.db, kind: "query", id: log.id ?? "" }), error, ds };
+    return { run: await getRun({ db: app.database.db, scope: LOCAL_CALLER, kind: "query", id: log.id ?? "" }), error, ds };
   }
   const statuses = (r: Awaited<ReturnType<typeof execute>>["run"]) => Object.fromEntries(r.stages.map((s) => [s.name, s.status]));
 
@@ -83,7 +84,7 @@ describeEachDriver("run log", (ctx) => {
     const watch = stage<Job>({
       name: "detect_geo",
       run: async () => {
-        const r = await getRun({ db: app.database.db, kind: "query", id: log.id ?? "" });
+        const r = await getRun({ db: app.database.db, scope: LOCAL_CALLER, kind: "query", id: log.id ?? "" });
         seen.push(`${r.status}:${r.stages[0]?.status}:${r.stages[1]?.status}:${r.stages[3]?.status}`);
       },
     });
@@ -115,7 +116,7 @@ describeEachDriver("run log", (ctx) => {
     ];
     await run(pipeline, { items: [0, 1, 2] }, log);
     await log.finish(null);
-    const r = await getRun({ db: app.database.db, kind: "query", id: log.id ?? "" });
+    const r = await getRun({ db: app.database.db, scope: LOCAL_CALLER, kind: "query", id: log.id ?? "" });
     const retrieve = r.stages[0]!;
     expect(retrieve.status).toBe("failed");
     expect(retrieve.error).toBe("item 1 failed");
@@ -135,7 +136,7 @@ describeEachDriver("run log", (ctx) => {
     await log.addInference("query", ids[1]!);
     await log.addInference("nearby_geo", crypto.randomUUID()); // runs no model: logged, not stored
     await log.finish(null);
-    const r = await getRun({ db: app.database.db, kind: "query", id: log.id ?? "" });
+    const r = await getRun({ db: app.database.db, scope: LOCAL_CALLER, kind: "query", id: log.id ?? "" });
     expect(r.stages.find((s) => s.name === "query")?.inferenceIds).toEqual(ids);
   });
 
@@ -145,7 +146,7 @@ describeEachDriver("run log", (ctx) => {
     const log = await createRunLog(app.database.db, "query", { datasetId: ds.id, userId: null, params: {} });
     await log.start("retrieve_graph");
     await log.finish(new Error("worker shut down"));
-    const r = await getRun({ db: app.database.db, kind: "query", id: log.id ?? "" });
+    const r = await getRun({ db: app.database.db, scope: LOCAL_CALLER, kind: "query", id: log.id ?? "" });
     expect(r.status).toBe("failed");
     expect(r.stages[0]).toMatchObject({ status: "failed", error: "the call ended while this stage was running" });
   });

@@ -1,9 +1,11 @@
 import { getEntity, getNeighbourhood, listEntities } from "../../graph/read";
 import { EntitiesInput, EntityInput, NeighbourhoodInput } from "../../graph/schemas";
-import { publicProcedure, router } from "../trpc";
+import { readProcedure, router } from "../trpc";
 
 export const graphRouter = router({
-  entities: publicProcedure.input(EntitiesInput).query(({ ctx, input }) => listEntities({ db: ctx.db, input })),
-  entity: publicProcedure.input(EntityInput).query(({ ctx, input }) => getEntity({ db: ctx.db, input })),
-  neighbourhood: publicProcedure.input(NeighbourhoodInput).query(({ ctx, input }) => getNeighbourhood({ db: ctx.db, input })),
+  entities: readProcedure.input(EntitiesInput).query(({ ctx, input }) => listEntities({ db: ctx.db, scope: ctx.caller, input })),
+  entity: readProcedure.input(EntityInput).query(({ ctx, input }) => getEntity({ db: ctx.db, scope: ctx.caller, input })),
+  neighbourhood: readProcedure
+    .input(NeighbourhoodInput)
+    .query(({ ctx, input }) => getNeighbourhood({ db: ctx.db, scope: ctx.caller, input })),
 });

@@ -5,28 +5,28 @@ import { getInference, getRun } from "../../runs/get";
 import { listOutputs } from "../../runs/outputs";
 import { listRuns } from "../../runs/list";
 import { GetInferenceInput, GetRunInput, ListRunsInput } from "../../runs/schemas";
-import { publicProcedure, router } from "../trpc";
+import { readProcedure, router } from "../trpc";
 
 const outputsInput = (kind: RunKind) =>
   GetRunInput.extend({ stage: z.enum(StageTables[kind].map((s) => s.name) as [string, ...string[]]).optional() });
 
 /** remember and query runs are served the same way, over their two logs. */
 const runLogProcedures = (kind: RunKind) => ({
-  list: publicProcedure.input(ListRunsInput).query(({ ctx, input }) => listRuns({ db: ctx.db, kind, input })),
-  get: publicProcedure.input(GetRunInput).query(({ ctx, input }) => getRun({ db: ctx.db, kind, id: input.id })),
+  list: readProcedure.input(ListRunsInput).query(({ ctx, input }) => listRuns({ db: ctx.db, scope: ctx.caller, kind, input })),
+  get: readProcedure.input(GetRunInput).query(({ ctx, input }) => getRun({ db: ctx.db, scope: ctx.caller, kind, id: input.id })),
   /** what each stage kept: remember's stage outputs, query's injection receipts */
-  outputs: publicProcedure
+  outputs: readProcedure
     .input(outputsInput(kind))
-    .query(({ ctx, input }) => listOutputs({ db: ctx.db, kind, id: input.id, stage: input.stage })),
+    .query(({ ctx, input }) => listOutputs({ db: ctx.db, scope: ctx.caller, kind, id: input.id, stage: input.stage })),
 });
 
 export const runsRouter = router({
   remember: router({
     ...runLogProcedures("remember"),
-    changes: publicProcedure.input(GetRunInput).query(({ ctx, input }) => rememberChanges({ db: ctx.db, id: input.id })),
+    changes: readProcedure.input(GetRunInput).query(({ ctx, input }) => rememberChanges({ db: ctx.db, scope: ctx.caller, id: input.id })),
   }),
   query: router(runLogProcedures("query")),
   inference: router({
-    get: publicProcedure.input(GetInferenceInput).query(({ ctx, input }) => getInference({ db: ctx.db, id: input.id })),
+    get: readProcedure.input(GetInferenceInput).query(({ ctx, input }) => getInference({ db: ctx.db, scope: ctx.caller, id: input.id })),
   }),
 });

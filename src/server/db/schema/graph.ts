@@ -44,6 +44,8 @@ export const texts = pgTable(
     id: uuid("id").notNull(),
     runId: uuid("run_id").notNull(),
     content: text("content").notNull(),
+    /** the person the text belongs to, as the app names them; subjects.purge finds it by this */
+    userId: text("user_id"),
     source: jsonb("source").$type<TextSource>().notNull(),
     seriesKey: text("series_key"),
     /** 1-based place in its series, set by store_series */
@@ -56,6 +58,7 @@ export const texts = pgTable(
     // a run's text (changes, purge)
     index("gb_texts_run_idx").on(t.datasetId, t.runId),
     // a series in order (store_series, fetch_series)
+    index("gb_texts_user_idx").on(t.datasetId, t.userId),
     index("gb_texts_series_idx").on(t.datasetId, t.seriesKey, t.seriesPosition),
   ],
 );

@@ -1,3 +1,4 @@
+export * from "./access";
 export * from "./datasets";
 export * from "./graph";
 export * from "./inferences";

@@ -7,6 +7,7 @@ import { migrate } from "../../db/migrate";
 import { queryRows } from "../../db/rows";
 import { createScratchDatabase } from "../../db/scratch";
 import { createDataset } from "../../datasets/datasets";
+import { LOCAL_CALLER } from "../../auth/caller";
 import { attachRunLog, createQueuedRun } from "../../runs/run-log";
 import type { ClaimedRun } from "./types";
 
@@ -35,7 +36,7 @@ export async function privateServerDatabase(): Promise<{ database: Database; url
 }
 
 export async function newDataset(db: Db): Promise<string> {
-  const ds = await createDataset({ db, input: { name: `queue-${randomUUID().slice(0, 8)}` } });
+  const ds = await createDataset({ db, caller: LOCAL_CALLER, input: { name: `queue-${randomUUID().slice(0, 8)}` } });
   return ds.id;
 }
 

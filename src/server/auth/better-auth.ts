@@ -1,0 +1,124 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { randomBytes } from "node:crypto";
+import { betterAuth } from "better-auth";
+import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import { APIError } from "better-auth/api";
+import { count, eq, sql } from "drizzle-orm";
+import type { Env } from "../../env";
+import type { Db } from "../db/client";
+import {
+  authAccounts,
+  authSessions,
+  authUsers,
+  authVerifications,
+  DEFAULT_TEAM_ID,
+  settings,
+  teamMembers,
+} from "../db/schema";
+import { recordAudit } from "./audit";
+
+/*
+ * Accounts and sessions are better-auth's: email and password (scrypt, memory-hard), sessions in
+ * gb_auth_sessions, cookies signed with a secret from GB_AUTH_SECRET or made once and kept in
+ * gb_settings. Sign-up is closed except for the first account (which becomes the default
+ * team's owner) and for accounts a team admin makes (teams.ts runs those inside `allowSignUp`).
+ */
+
+const signUpAllowed = new AsyncLocalStorage<true>();
+
+/** Runs `fn` with sign-up open: a team admin adding a member. */
+export function allowSignUp<T>(fn: () => Promise<T>): Promise<T> {
+  return signUpAllowed.run(true, fn);
+}
+
+async function userCount(db: Db): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(authUsers);
+  return row?.n ?? 0;
+}
+
+/** The session secret: the environment's, else one made on first start and kept. */
+export async function authSecret(db: Db, env: Env): Promise<string> {
+  if (env.GB_AUTH_SECRET) return env.GB_AUTH_SECRET;
+  await db
+    .insert(settings)
+    .values({ key: "auth_secret", value: randomBytes(32).toString("base64url") })
+    .onConflictDoNothing({ target: settings.key });
+  const [row] = await db.select().from(settings).where(eq(settings.key, "auth_secret"));
+  if (!row) throw new Error("could not keep the auth secret");
+  return row.value;
+}
+
+function baseURL(env: Env) {
+  if (env.GB_PUBLIC_URL) return env.GB_PUBLIC_URL;
+  // no public address configured: the app answers on loopback, at whatever port it was given
+  return { allowedHosts: ["localhost", "localhost:*", "127.0.0.1", "127.0.0.1:*"], fallback: `http://localhost:${env.PORT}` };
+}
+
+export function createAuth({ db, env, secret }: { db: Db; env: Env; secret: string }) {
+  return betterAuth({
+    appName: "gligabao",
+    secret,
+    baseURL: baseURL(env),
+    basePath: "/api/auth",
+    telemetry: { enabled: false },
+    database: drizzleAdapter(db, {
+      provider: "pg",
+      schema: { user: authUsers, session: authSessions, account: authAccounts, verification: authVerifications },
+    }),
+    emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, autoSignIn: true },
+    databaseHooks: {
+      user: {
+        create: {
+          before: async () => {
+            if (signUpAllowed.getStore()) return;
+            if ((await userCount(db)) > 0) {
+              throw new APIError("FORBIDDEN", { message: "sign-up is closed: ask an admin of your team to add you" });
+            }
+          },
+          after: async (user) => {
+            if (signUpAllowed.getStore()) return;
+            // the first account: owner of the default team (if two race, only one becomes it)
+            await db.execute(sql`
+              INSERT INTO ${teamMembers} (team_id, user_id, role)
+              SELECT ${DEFAULT_TEAM_ID}, ${user.id}, 'owner'
+              WHERE NOT EXISTS (SELECT 1 FROM ${teamMembers} WHERE team_id = ${DEFAULT_TEAM_ID} AND role = 'owner')`);
+            await recordAudit(db, {
+              teamId: DEFAULT_TEAM_ID,
+              actor: { kind: "user", id: user.id, label: user.email },
+              action: "account.first_owner",
+              target: user.email,
+            });
+          },
+        },
+      },
+      session: {
+        create: {
+          after: async (session) => {
+            const [user] = await db.select({ email: authUsers.email }).from(authUsers).where(eq(authUsers.id, session.userId));
+            const teams = await db.select({ teamId: teamMembers.teamId }).from(teamMembers).where(eq(teamMembers.userId, session.userId));
+            for (const { teamId } of teams.length > 0 ? teams : [{ teamId: null }]) {
+              await recordAudit(db, {
+                teamId,
+                actor: { kind: "user", id: session.userId, label: user?.email ?? session.userId },
+                action: "auth.sign_in",
+                details: { ip: session.ipAddress ?? null, userAgent: session.userAgent ?? null },
+              });
+            }
+          },
+        },
+      },
+    },
+  });
+}
+
+export type Auth = ReturnType<typeof createAuth>;
+
+/** GB_BOOTSTRAP_EMAIL/PASSWORD: the first owner, made at start-up when there is no account. */
+export async function ensureBootstrapOwner(db: Db, auth: Auth, email: string, password: string): Promise<void> {
+  if ((await userCount(db)) > 0) return;
+  await auth.api.signUpEmail({ body: { email, password, name: email.split("@")[0] ?? email } });
+}
+
+export async function needsFirstOwner(db: Db): Promise<boolean> {
+  return (await userCount(db)) === 0;
+}

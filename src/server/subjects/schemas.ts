@@ -1,0 +1,15 @@
+import { z } from "zod";
+import { DatasetName } from "../datasets/schemas";
+
+export const PurgeInput = z
+  .object({
+    /** one dataset; omitted = every dataset the caller can see */
+    dataset: DatasetName.optional(),
+    /** the person, as remember's `userId` named them */
+    userId: z.string().min(1).max(200).optional(),
+    /** or an entity of the graph: the person as the memory knows them */
+    entityId: z.uuid().optional(),
+  })
+  .strict()
+  .refine((v) => (v.userId === undefined) !== (v.entityId === undefined), { path: ["userId"], message: "give exactly one of userId and entityId" });
+export type PurgeInput = z.infer<typeof PurgeInput>;

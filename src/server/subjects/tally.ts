@@ -1,0 +1,36 @@
+import { type SQL, sql } from "drizzle-orm";
+
+/** The tables a purge deletes from, as its receipt names them. */
+export const PurgedTables = [
+  "gb_texts",
+  "gb_chunks",
+  "gb_facts",
+  "gb_entities",
+  "gb_mentions",
+  "gb_term_stats",
+  "gb_inferences",
+  "gb_remember_run_stage_outputs",
+  "gb_query_run_stage_outputs",
+] as const;
+export type PurgedTable = (typeof PurgedTables)[number];
+
+/** The run-log tables whose params a purge replaces. */
+export const RedactedTables = ["gb_remember_runs", "gb_query_runs"] as const;
+export type RedactedTable = (typeof RedactedTables)[number];
+
+export type Tally<K extends string> = Record<K, number>;
+
+export function zeroTally<K extends string>(keys: readonly K[]): Tally<K> {
+  return Object.fromEntries(keys.map((k) => [k, 0])) as Tally<K>;
+}
+
+/**
+ * A parenthesised subquery of the given ids, for `inArray(column, inIds(ids))` or raw `IN`. One
+ * JSON parameter rather than one per id: a person's data can exceed Postgres's 65,535 parameters.
+ */
+export function inIds(ids: Iterable<string>, type: "uuid" | "text" = "uuid"): SQL {
+  const json = JSON.stringify([...ids]);
+  return type === "uuid"
+    ? sql`(SELECT jsonb_array_elements_text(${json}::jsonb)::uuid)`
+    : sql`(SELECT jsonb_array_elements_text(${json}::jsonb))`;
+}
