@@ -83,6 +83,7 @@ describeEachDriver("accounts, sessions and API keys over HTTP", (ctx) => {
     const audit = await trpc(app, "audit.list", {}, { cookie: signIn.cookie });
     const actions = (audit.data as { items: { action: string; actorLabel: string }[] }).items.map((e) => e.action);
     expect(actions).toContain("auth.sign_in");
+    expect(actions).toContain("auth.sign_in_failed");
     expect(actions).toContain("account.first_owner");
   });
 

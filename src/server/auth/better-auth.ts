@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
-import { APIError } from "better-auth/api";
+import { APIError, createAuthMiddleware } from "better-auth/api";
 import { count, eq, sql } from "drizzle-orm";
 import type { Env } from "../../env";
 import type { Db } from "../db/client";
@@ -66,6 +66,22 @@ export function createAuth({ db, env, secret }: { db: Db; env: Env; secret: stri
       schema: { user: authUsers, session: authSessions, account: authAccounts, verification: authVerifications },
     }),
     emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, autoSignIn: true },
+    hooks: {
+      // a failed sign-in is audited in the teams of the account it tried (none: an unknown email)
+      after: createAuthMiddleware(async (ctx) => {
+        if (ctx.path !== "/sign-in/email" || !(ctx.context.returned instanceof APIError)) return;
+        const body: unknown = ctx.body;
+        const email = body && typeof body === "object" && "email" in body && typeof body.email === "string" ? body.email.toLowerCase() : "?";
+        const teams = await db
+          .select({ teamId: teamMembers.teamId })
+          .from(teamMembers)
+          .innerJoin(authUsers, eq(authUsers.id, teamMembers.userId))
+          .where(eq(authUsers.email, email));
+        for (const { teamId } of teams.length > 0 ? teams : [{ teamId: null }]) {
+          await recordAudit(db, { teamId, actor: { kind: "user", id: null, label: email }, action: "auth.sign_in_failed", details: { status: ctx.context.returned.status } });
+        }
+      }),
+    },
     databaseHooks: {
       user: {
         create: {
