@@ -1,4 +1,5 @@
-import { TRPCError } from "@trpc/server";
+import { TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
+import { APIError } from "better-auth/api";
 import {
   ConflictError,
   DomainError,
@@ -10,6 +11,21 @@ import {
   ValidationError,
 } from "../errors";
 import { ModelError } from "../models/types";
+
+const AUTH_CODES: Record<string, TRPC_ERROR_CODE_KEY> = {
+  BAD_REQUEST: "BAD_REQUEST",
+  UNAUTHORIZED: "UNAUTHORIZED",
+  FORBIDDEN: "FORBIDDEN",
+  NOT_FOUND: "NOT_FOUND",
+  CONFLICT: "CONFLICT",
+  UNPROCESSABLE_ENTITY: "BAD_REQUEST",
+  TOO_MANY_REQUESTS: "TOO_MANY_REQUESTS",
+};
+
+/** better-auth's APIError, also from another bundled copy of it (where instanceof fails). */
+function isAuthError(e: unknown): e is APIError {
+  return e instanceof APIError || (e instanceof Error && e.name === "APIError" && "status" in e);
+}
 
 /** The one place domain errors become answers. Unknown errors never leak their message. */
 export function toTRPCError(error: TRPCError, path: string): TRPCError {
@@ -30,6 +46,11 @@ export function toTRPCError(error: TRPCError, path: string): TRPCError {
                   ? "TOO_MANY_REQUESTS"
                   : "BAD_REQUEST";
     return new TRPCError({ code, message: cause.message, cause });
+  }
+  // better-auth refused (a closed sign-up, a weak password): its status and message are safe to show
+  if (isAuthError(cause)) {
+    const code = AUTH_CODES[String(cause.status)] ?? "BAD_REQUEST";
+    return new TRPCError({ code, message: cause.body?.message ?? cause.message, cause });
   }
   // the model server failed (after its retries): the caller's request was fine
   if (cause instanceof ModelError) return new TRPCError({ code: "BAD_GATEWAY", message: cause.message, cause });

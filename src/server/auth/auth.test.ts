@@ -12,11 +12,19 @@ import { describeEachDriver, openTestDatabase, testEnv } from "../../test/db";
 
 const BASE = "http://localhost:3000";
 
+// better-auth limits sign-ins per client address, in memory shared by the file's apps: each app
+// of this file calls from an address of its own
+const addresses = new WeakMap<App, string>();
+const addressOf = (app: App) => {
+  if (!addresses.has(app)) addresses.set(app, `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`);
+  return addresses.get(app) ?? "";
+};
+
 async function authCall(app: App, path: string, body: unknown, cookie?: string) {
   const res = await app.auth.handler(
     new Request(`${BASE}/api/auth${path}`, {
       method: "POST",
-      headers: { "content-type": "application/json", origin: BASE, ...(cookie ? { cookie } : {}) },
+      headers: { "content-type": "application/json", origin: BASE, "x-forwarded-for": addressOf(app), ...(cookie ? { cookie } : {}) },
       body: JSON.stringify(body),
     }),
   );
@@ -150,6 +158,16 @@ describeEachDriver("accounts, sessions and API keys over HTTP", (ctx) => {
     expect((await trpc(app, "teams.setRole", { userId: ownerId, role: "admin" }, { cookie: owner }, "mutation")).error?.data.code).toBe("CONFLICT");
     const actions = ((await trpc(app, "audit.list", {}, { cookie: owner })).data as { items: { action: string }[] }).items.map((e) => e.action);
     expect(actions).toEqual(expect.arrayContaining(["member.add", "member.role"]));
+  });
+
+  it("limits sign-in attempts per client address (10 a minute)", async () => {
+    const { app } = ctx();
+    addresses.set(app, `10.200.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`);
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await authCall(app, "/sign-in/email", { email: "owner@example.com", password: "guessing " + i })).status);
+    expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
+    expect(statuses[10]).toBe(429);
+    addresses.delete(app);
   });
 
   it("a session sees another team it belongs to only when it names it", async () => {

@@ -24,7 +24,10 @@ import { recordAudit } from "./audit";
  * team's owner) and for accounts a team admin makes (teams.ts runs those inside `allowSignUp`).
  */
 
-const signUpAllowed = new AsyncLocalStorage<true>();
+// On globalThis: Next bundles this module twice (instrumentation, routes), and the hook of the
+// App made in one copy must see what `allowSignUp` of the other sets.
+const holder = globalThis as unknown as { __gbSignUpAllowed?: AsyncLocalStorage<true> };
+const signUpAllowed = (holder.__gbSignUpAllowed ??= new AsyncLocalStorage<true>());
 
 /** Runs `fn` with sign-up open: a team admin adding a member. */
 export function allowSignUp<T>(fn: () => Promise<T>): Promise<T> {
@@ -66,6 +69,14 @@ export function createAuth({ db, env, secret }: { db: Db; env: Env; secret: stri
       schema: { user: authUsers, session: authSessions, account: authAccounts, verification: authVerifications },
     }),
     emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, autoSignIn: true },
+    // better-auth's own limit on its endpoints, per client address (in production its default for
+    // sign-in is 3 per 10 s, which a person mistyping trips): 10 sign-in (and sign-up) attempts a minute
+    rateLimit: {
+      enabled: true,
+      window: 60,
+      max: 100,
+      customRules: { "/sign-in/email": { window: 60, max: 10 }, "/sign-up/email": { window: 60, max: 10 } },
+    },
     hooks: {
       // a failed sign-in is audited in the teams of the account it tried (none: an unknown email)
       after: createAuthMiddleware(async (ctx) => {

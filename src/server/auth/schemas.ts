@@ -32,5 +32,10 @@ export const MemberInput = z.object({ userId: z.string().min(1).max(100) }).stri
 export const CreateTeamInput = z.object({ name: z.string().trim().min(1).max(100) }).strict();
 
 export const AuditListInput = z
-  .object({ cursor: z.string().max(500).optional(), limit: z.number().int().min(1).max(200).default(50) })
+  .object({
+    cursor: z.string().max(500).optional(),
+    limit: z.number().int().min(1).max(200).default(50),
+    /** sent by TanStack's infinite queries; pages only go forward */
+    direction: z.enum(["forward", "backward"]).optional(),
+  })
   .strict();
