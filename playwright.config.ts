@@ -1,10 +1,13 @@
 import { defineConfig } from "@playwright/test";
 
 const port = Number(process.env.E2E_PORT ?? 3100);
+/** the app with auth on: admin.spec.ts */
+const authPort = 3101;
+const serverEnv = { GB_MODELS: "builtin", NEXT_TELEMETRY_DISABLED: "1", DATABASE_URL: "", OPENAI_API_KEY: "" };
 
 /*
  * End-to-end tests against the built app (`npm run build` first; `npm run test:e2e` does both),
- * in Debian's Chromium. The app runs on a fresh PGlite data dir with builtin models.
+ * in Debian's Chromium. The app runs on fresh PGlite data dirs with builtin models.
  */
 export default defineConfig({
   testDir: "e2e",
@@ -20,12 +23,23 @@ export default defineConfig({
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
     },
   },
-  webServer: {
-    // node …/next directly, so that the pid Playwright stops is the server's (STACK-NOTES)
-    command: `rm -rf .test-data/e2e && node node_modules/next/dist/bin/next start -H 127.0.0.1 -p ${port}`,
-    url: `http://127.0.0.1:${port}/api/health`,
-    timeout: 120_000,
-    reuseExistingServer: false,
-    env: { GB_DATA_DIR: ".test-data/e2e", GB_MODELS: "builtin", NEXT_TELEMETRY_DISABLED: "1", DATABASE_URL: "", OPENAI_API_KEY: "" },
-  },
+  // Two servers of the one build: 3100 with auth off (the specs that use baseURL), 3101 with auth
+  // on and no account yet (admin.spec.ts, absolute URLs).
+  webServer: [
+    {
+      // node …/next directly, so that the pid Playwright stops is the server's (STACK-NOTES)
+      command: `rm -rf .test-data/e2e && node node_modules/next/dist/bin/next start -H 127.0.0.1 -p ${port}`,
+      url: `http://127.0.0.1:${port}/api/health`,
+      timeout: 120_000,
+      reuseExistingServer: false,
+      env: { ...serverEnv, GB_DATA_DIR: ".test-data/e2e", GB_AUTH: "off" },
+    },
+    {
+      command: `rm -rf .test-data/e2e-auth && node node_modules/next/dist/bin/next start -H 127.0.0.1 -p ${authPort}`,
+      url: `http://127.0.0.1:${authPort}/api/health`,
+      timeout: 120_000,
+      reuseExistingServer: false,
+      env: { ...serverEnv, GB_DATA_DIR: ".test-data/e2e-auth", GB_AUTH: "on" },
+    },
+  ],
 });

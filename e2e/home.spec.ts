@@ -3,11 +3,12 @@ import { expect, test } from "@playwright/test";
 test("health answers on the embedded defaults", async ({ request }) => {
   const res = await request.get("/api/health");
   expect(res.ok()).toBe(true);
-  expect(await res.json()).toEqual({ ok: true, db: "pglite", models: "builtin", vector: "pgvector" });
+  expect(await res.json()).toEqual({ ok: true, db: "pglite", models: "builtin", vector: "pgvector", auth: "off", needsFirstOwner: false });
 });
 
 test("the home page shows the instance, its datasets and its pipelines", async ({ page }) => {
   await page.goto("/");
+  await expect(page.getByTestId("auth-off")).toHaveText("Auth is off (GB_AUTH=off): everyone is the owner");
   await expect(page.getByTestId("status")).toHaveText("ok");
   await expect(page.getByTestId("db")).toHaveText("PGlite (embedded)");
   await expect(page.getByTestId("models")).toHaveText("builtin models (offline)");

@@ -39,7 +39,7 @@ if (!serverUrl) {
       });
       const res = await waitForHealth(`http://127.0.0.1:${port}/api/health`, 60_000);
       const vector = (await admin`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`).length > 0;
-      expect(await res.json()).toEqual({ ok: true, db: "postgres", models: "builtin", vector: vector ? "pgvector" : "fallback" });
+      expect(await res.json()).toEqual({ ok: true, db: "postgres", models: "builtin", vector: vector ? "pgvector" : "fallback", auth: "on", needsFirstOwner: true });
       // migrated at start: the run-log tables and the default dataset exist
       const [row] = await admin`SELECT count(*)::int AS n FROM datasets WHERE name = 'default'`;
       expect(row?.n).toBe(1);

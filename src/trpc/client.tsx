@@ -6,12 +6,13 @@ import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { type ReactNode, useState } from "react";
 import superjson from "superjson";
 import type { AppRouter } from "@/server/api/root";
+import { shouldRetry } from "./errors";
 
 /** The pages' tRPC: TanStack Query options from `useTRPC()`, e.g. `trpc.runs.query.list.queryOptions(…)`. */
-export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
 export function Providers({ children }: { children: ReactNode }) {
-  const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000 } } }));
+  const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: shouldRetry } } }));
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
       // Stream batching: a slow call never holds up the fast ones batched with it.

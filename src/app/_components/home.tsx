@@ -1,8 +1,12 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { QueryStages, RememberStages, type StageDef } from "@/lib/stages";
 import { useTRPC } from "@/trpc/client";
+import { isUnauthorized } from "@/trpc/errors";
+import { useSession } from "@/trpc/session";
+import { Empty, ErrorNote, Loading } from "./status";
 
 function StageList({ stages }: { stages: readonly StageDef[] }) {
   return (
@@ -16,11 +20,36 @@ function StageList({ stages }: { stages: readonly StageDef[] }) {
   );
 }
 
+/** The team's datasets; with auth on and nobody signed in, the way in instead. */
+function Datasets() {
+  const trpc = useTRPC();
+  const { needsFirstOwner } = useSession();
+  const datasets = useQuery(trpc.datasets.list.queryOptions());
+  if (isUnauthorized(datasets.error)) {
+    return (
+      <p data-testid="sign-in-link">
+        <Link href="/admin">{needsFirstOwner ? "Create the first owner" : "Sign in"}</Link> to see this team&apos;s datasets.
+      </p>
+    );
+  }
+  if (datasets.isPending) return <Loading />;
+  if (datasets.error) return <ErrorNote error={datasets.error} action="list the datasets" />;
+  if (datasets.data.length === 0) return <Empty>No datasets yet: create one through the API (<code>datasets.create</code>).</Empty>;
+  return (
+    <ul data-testid="datasets">
+      {datasets.data.map((d) => (
+        <li key={d.id}>
+          <code>{d.name}</code>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** The landing page: what this instance runs on, its datasets and its pipelines. */
 export function Home() {
   const trpc = useTRPC();
   const health = useQuery(trpc.system.health.queryOptions());
-  const datasets = useQuery(trpc.datasets.list.queryOptions());
   const h = health.data;
   return (
     <main>
@@ -44,13 +73,7 @@ export function Home() {
       </section>
       <section className="card" aria-label="datasets">
         <h2>Datasets</h2>
-        <ul data-testid="datasets">
-          {datasets.data?.map((d) => (
-            <li key={d.id}>
-              <code>{d.name}</code>
-            </li>
-          ))}
-        </ul>
+        <Datasets />
       </section>
       <section className="card" aria-label="pipelines">
         <h2>Pipelines</h2>

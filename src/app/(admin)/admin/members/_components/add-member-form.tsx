@@ -1,0 +1,73 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { Field } from "@/app/_components/field";
+import { ErrorNote } from "@/app/_components/status";
+import { type Role, roleAtLeast, Roles } from "@/lib/roles";
+import { useTRPC } from "@/trpc/client";
+
+export function AddMemberForm({ myRole }: { myRole: Role }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [email, setEmail] = useState("");
+  const [name, setName] = useState("");
+  const [password, setPassword] = useState("");
+  const [role, setRole] = useState<Role>("member");
+  const [added, setAdded] = useState<string | null>(null);
+  const add = useMutation(
+    trpc.teams.addMember.mutationOptions({
+      onSuccess: (member) => {
+        setAdded(member.email);
+        setEmail("");
+        setName("");
+        setPassword("");
+        void queryClient.invalidateQueries({ queryKey: trpc.teams.pathKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.audit.pathKey() });
+      },
+    }),
+  );
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    setAdded(null);
+    // empty optional fields are left out: an existing account keeps its own name and password
+    add.mutate({ email: email.trim(), role, name: name.trim() || undefined, password: password || undefined });
+  }
+
+  return (
+    <form className="form" onSubmit={submit}>
+      <div className="row">
+        <Field label="Email" grow>
+          <input required type="email" autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} />
+        </Field>
+        <Field label="Name" grow>
+          <input maxLength={100} autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
+        </Field>
+      </div>
+      <div className="row">
+        <Field label="Initial password" grow hint="for a new account, at least 8 characters; an existing account keeps its own">
+          <input type="password" autoComplete="new-password" minLength={8} value={password} onChange={(e) => setPassword(e.target.value)} />
+        </Field>
+        <Field label="Role">
+          <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
+            {Roles.filter((r) => roleAtLeast(myRole, r)).map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </Field>
+      </div>
+      {add.error && <ErrorNote error={add.error} action="add the member" />}
+      {added && (
+        <p className="note ok" role="status">
+          Added {added}.
+        </p>
+      )}
+      <button type="submit" className="button primary" disabled={add.isPending}>
+        {add.isPending ? "Adding…" : "Add member"}
+      </button>
+    </form>
+  );
+}
