@@ -1,0 +1,70 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useEffect } from "react";
+import { useTRPC } from "@/trpc/client";
+
+/*
+ * The dataset a view shows is in its URL (?dataset=<name>), so that a link can be shared. A
+ * view opened without one takes the last dataset chosen here (or "default") and writes it into
+ * the URL. Pages that use these wrap their client view in <Suspense> (useSearchParams).
+ */
+
+const LAST = "gb_dataset";
+
+function remembered(): string {
+  if (typeof window === "undefined") return "default";
+  return window.localStorage.getItem(LAST) ?? "default";
+}
+
+/** The dataset of the URL; puts one there when it is missing. */
+export function useDataset(): string {
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const fromUrl = params.get("dataset");
+  const dataset = fromUrl ?? remembered();
+  useEffect(() => {
+    if (fromUrl) window.localStorage.setItem(LAST, fromUrl);
+    else router.replace(withDataset(pathname, dataset, params));
+  }, [fromUrl, dataset, pathname, params, router]);
+  return dataset;
+}
+
+/** `path` with ?dataset=…, keeping the other parameters of `keep` (none by default). */
+export function withDataset(path: string, dataset: string, keep?: URLSearchParams): string {
+  const next = new URLSearchParams(keep);
+  next.set("dataset", dataset);
+  return `${path}?${next.toString()}`;
+}
+
+/** A select of the team's datasets; choosing one reloads the view on it (paging and filters reset). */
+export function DatasetSwitcher() {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const pathname = usePathname();
+  const dataset = useDataset();
+  const list = useQuery(trpc.datasets.list.queryOptions());
+  const names = list.data?.map((d) => d.name) ?? [];
+  if (!names.includes(dataset)) names.unshift(dataset);
+  return (
+    <label className="dataset-switcher">
+      <span>Dataset</span>
+      <select
+        value={dataset}
+        data-testid="dataset-switcher"
+        onChange={(e) => {
+          window.localStorage.setItem(LAST, e.target.value);
+          router.push(withDataset(pathname, e.target.value));
+        }}
+      >
+        {names.map((n) => (
+          <option key={n} value={n}>
+            {n}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
