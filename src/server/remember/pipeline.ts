@@ -25,8 +25,9 @@ export const reconcileSteps: readonly Step<ChunkItem>[] = [
 
 /** The remember pipeline, top to bottom. Its stage names are exactly RememberStages. */
 export const rememberPipeline: readonly Step<RememberJob>[] = [
-  // simple or complex; this run's model defaults and whether to chunk
-  stage({ name: "classify_complexity", run: (job) => job.classifyComplexity() }),
+  // simple or complex; this run's model defaults and whether to chunk. Advisory: a classifier
+  // that fails must not lose the text; without its answer the text is chunked as usual
+  stage({ name: "classify_complexity", policy: "advisory", run: (job) => job.classifyComplexity() }),
   stage({ name: "chunk_text", run: (job) => job.chunkText() }),
   // per chunk: entities and facts, and a summary (later chunks start early, bounded)
   each((job) => job.chunks, [

@@ -106,6 +106,21 @@ describeEachDriver(
       expect(calls.summary).toBe(2);
     });
 
+    it("a classifier that fails does not lose the text: the run succeeds, flagged, and the text is chunked as usual", async () => {
+      reset({ complexity: () => ({ status: 400, body: { error: { message: "no such model", type: "invalid_request_error" } } }) });
+      const { app } = ctx();
+      const ds = await freshDataset(app);
+      const api = callerFor(app);
+      const r = await api.remember.submit({ dataset: ds.name, text: "Alice lives in Paris.", wait: true });
+      expect(r.status).toBe("succeeded");
+      const run = await api.remember.get({ id: r.rememberRunId });
+      expect(run.flagged).toBe(true);
+      expect(run.stages.find((s) => s.name === "classify_complexity")).toMatchObject({ status: "failed", error: expect.stringMatching(/no such model/) });
+      expect(run.stages.find((s) => s.name === "store")?.status).toBe("succeeded");
+      const flagged = await api.runs.remember.list({ dataset: ds.name, flagged: true });
+      expect(flagged.items.map((x) => x.id)).toEqual([r.rememberRunId]);
+    });
+
     it("fails the stage with a clear error on a malformed answer, leaving nothing stored and no stage started", async () => {
       reset({ graph: () => "this is not JSON" });
       const { app } = ctx();
