@@ -3,6 +3,9 @@ import { defineConfig } from "@playwright/test";
 const port = Number(process.env.E2E_PORT ?? 3100);
 /** the app with auth on: admin.spec.ts */
 const authPort = 3101;
+/** the app on the openai provider, against the loopback fake model server: runs.spec.ts */
+const modelsPort = 3102;
+const fakeModelPort = 3198;
 const serverEnv = { GB_MODELS: "builtin", NEXT_TELEMETRY_DISABLED: "1", DATABASE_URL: "", OPENAI_API_KEY: "" };
 
 /*
@@ -23,8 +26,9 @@ export default defineConfig({
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
     },
   },
-  // Two servers of the one build: 3100 with auth off (the specs that use baseURL), 3101 with auth
-  // on and no account yet (admin.spec.ts, absolute URLs).
+  // Three servers of the one build: 3100 with auth off (the specs that use baseURL), 3101 with
+  // auth on and no account yet (admin.spec.ts), 3102 on GB_MODELS=openai against a loopback fake
+  // model server whose markers make failed, flagged and slow runs (e2e/fake-model-server.ts).
   webServer: [
     {
       // node …/next directly, so that the pid Playwright stops is the server's (STACK-NOTES)
@@ -40,6 +44,28 @@ export default defineConfig({
       timeout: 120_000,
       reuseExistingServer: false,
       env: { ...serverEnv, GB_DATA_DIR: ".test-data/e2e-auth", GB_AUTH: "on" },
+    },
+    {
+      command: `node --import tsx e2e/fake-model-server.ts`,
+      port: fakeModelPort,
+      timeout: 30_000,
+      reuseExistingServer: false,
+      env: { FAKE_MODEL_PORT: String(fakeModelPort) },
+    },
+    {
+      command: `rm -rf .test-data/e2e-models && node node_modules/next/dist/bin/next start -H 127.0.0.1 -p ${modelsPort}`,
+      url: `http://127.0.0.1:${modelsPort}/api/health`,
+      timeout: 120_000,
+      reuseExistingServer: false,
+      env: {
+        ...serverEnv,
+        GB_DATA_DIR: ".test-data/e2e-models",
+        GB_AUTH: "off",
+        GB_MODELS: "openai",
+        OPENAI_API_KEY: "sk-e2e",
+        OPENAI_BASE_URL: `http://127.0.0.1:${fakeModelPort}/v1`,
+        GB_MODEL_MAX_RETRIES: "0",
+      },
     },
   ],
 });

@@ -118,9 +118,10 @@ test("first owner, keys, members, audit log, sign out and in", async ({ page, re
   });
 
   await test.step("sign out, a wrong password, then in again", async () => {
+    // signed in, /admin is the remember run view
     await nav(page, "Admin").click();
-    await expect(page.getByRole("heading", { name: "Admin" })).toBeVisible();
-    await shoot(page, "overview");
+    await page.waitForURL(/\/admin\/remember\?dataset=/);
+    await expect(page.getByRole("heading", { name: "Remember runs" })).toBeVisible();
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
     await expect(page.getByTestId("account")).toHaveCount(0);

@@ -115,7 +115,14 @@ function completion(body: ChatRequestBody, spec: ChatSpec, call: number): unknow
 }
 
 export async function startFakeOpenAI(
-  handlers: { chat?: ChatAnswer; embeddings?: EmbeddingFn; /** every embeddings answer waits this long */ embeddingDelayMs?: number } = {},
+  handlers: {
+    chat?: ChatAnswer;
+    embeddings?: EmbeddingFn;
+    /** every embeddings answer waits this long */
+    embeddingDelayMs?: number;
+    /** the port to listen on (default: any free one) */
+    port?: number;
+  } = {},
 ): Promise<FakeOpenAI> {
   let chat: ChatAnswer = handlers.chat ?? { content: "ok" };
   let embed: EmbeddingFn = handlers.embeddings ?? fakeEmbedding;
@@ -171,7 +178,7 @@ export async function startFakeOpenAI(
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => send(res, 500, { error: { message: String(err) } }));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(handlers.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,

@@ -1,16 +1,21 @@
 "use client";
 
+import { useRouter } from "next/navigation";
+import { useEffect } from "react";
 import { ErrorNote, Loading } from "@/app/_components/status";
 import { isUnauthorized } from "@/trpc/errors";
 import { useSession } from "@/trpc/session";
 import { FirstOwnerForm } from "./_components/first-owner-form";
-import { Overview } from "./_components/overview";
 import { SignInForm } from "./_components/sign-in-form";
 
-/**
- * /admin: make the first owner, sign in, or (signed in) a short overview.
- * Issue #6 will send a signed-in person from here to the run views instead of the overview.
- */
+/** Signed in: /admin is the remember run view of the dataset last looked at. */
+function ToRuns() {
+  const router = useRouter();
+  useEffect(() => router.replace("/admin/remember"), [router]);
+  return <Loading />;
+}
+
+/** /admin: make the first owner, sign in, or (signed in) go to the run views. */
 export function AdminHome() {
   const { health, me } = useSession();
   if (health.isPending) return <main><Loading /></main>;
@@ -19,5 +24,5 @@ export function AdminHome() {
   if (me.isPending) return <main><Loading /></main>;
   if (isUnauthorized(me.error)) return <main className="narrow"><SignInForm /></main>;
   if (me.error) return <main><ErrorNote error={me.error} action="load your account" /></main>;
-  return <main><Overview me={me.data} /></main>;
+  return <main><ToRuns /></main>;
 }
