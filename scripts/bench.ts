@@ -2,12 +2,14 @@ import { benchDatabases } from "./bench/databases";
 import { benchLongText, benchShortTexts } from "./bench/remember";
 import { benchQueryHttp, benchQueryLatency } from "./bench/query";
 import { benchRunner } from "./bench/runner";
+import { benchRunsList } from "./bench/runs";
 
 /**
  * npm run bench — prints the figures of PRODUCT.md §10a that exist so far, ratios side by side.
  * BENCH_RUNS overrides the number of runs (default 1000), BENCH_TEXTS the number of short texts
  * remembered (default 1000), BENCH_FACTS the graph sizes of the query figures (default
- * 1000,10000,100000), BENCH_ONLY picks sections (runner, remember, query, http).
+ * 1000,10000,100000), BENCH_RUNS_LIST the runs of the run-list figure (default 100000),
+ * BENCH_ONLY picks sections (runner, remember, query, runs, http).
  */
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
@@ -34,6 +36,11 @@ try {
     const sizes = (process.env.BENCH_FACTS ?? "1000,10000,100000").split(",").map(Number);
     console.log("\nquery latency, builtin models (overhead = wall minus model time; targets at 100k: p50 ≤ 5 ms server, ≤ 15 ms PGlite)");
     console.log(table(await benchQueryLatency(dbs, sizes, 200)));
+  }
+  if (want("runs")) {
+    const size = Number(process.env.BENCH_RUNS_LIST ?? 100_000);
+    console.log(`\nthe admin run list on a dataset of ${size} remember runs (runs.remember.list, 50 a page)`);
+    console.log(table(await benchRunsList(dbs, size, 30)));
   }
 } finally {
   for (const d of dbs) await d.close();

@@ -15,7 +15,7 @@ import { LOCAL_CALLER } from "../../src/server/auth/caller";
  * ≥ 300, p99 ≤ 100 ms).
  */
 
-const pct = (xs: number[], p: number) => {
+export const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
 };
