@@ -19,6 +19,20 @@ export function errorMessage(error: unknown): string {
   return "something went wrong";
 }
 
+/** BAD_REQUEST: the input field the message is about (e.g. "text", "source.speaker"), when the server names one. */
+export function errorField(error: unknown): string | null {
+  if (!(error instanceof TRPCClientError)) return null;
+  const data: unknown = error.data;
+  return data && typeof data === "object" && "field" in data && typeof data.field === "string" ? data.field : null;
+}
+
+/** The message of a BAD_REQUEST about `field`, without the "field: " the server puts first; null when it is about something else. */
+export function fieldError(error: unknown, field: string): string | null {
+  if (errorCode(error) !== "BAD_REQUEST" || errorField(error) !== field) return null;
+  const message = errorMessage(error);
+  return message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message;
+}
+
 export const isUnauthorized = (error: unknown) => errorCode(error) === "UNAUTHORIZED";
 
 /** TanStack Query's `retry`: network hiccups and 5xx a few times, the API's refusals never. */

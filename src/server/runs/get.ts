@@ -5,6 +5,8 @@ import { inferences } from "../db/schema";
 import type { Scope } from "../auth/caller";
 import { datasetInScope } from "../datasets/datasets";
 import { NotFoundError } from "../errors";
+import type { RememberRunRow } from "../db/schema/run-logs";
+import { rememberProgress } from "./progress";
 import { type RunDetail, stageViews, summarize } from "./shape";
 import { runLogs } from "./tables";
 
@@ -17,6 +19,8 @@ export async function getRun({ db, scope, kind, id }: { db: Db; scope: Scope; ki
     ...summarize(kind, dataset.name, row, stages),
     params: row.params,
     stages: stageViews(row, stages),
+    // the remember log is also its queue: how far a run has come, or how long it has to wait
+    progress: kind === "remember" ? await rememberProgress(db, row as RememberRunRow) : null,
   };
 }
 

@@ -1,14 +1,11 @@
 import { and, eq, sql } from "drizzle-orm";
 import { type RunKind, StageTables } from "../../lib/stages";
 import type { Db } from "../db/client";
-import { queryRows } from "../db/rows";
 import { queryStageOutputs, rememberStageOutputs } from "../db/schema";
 import type { Scope } from "../auth/caller";
-import { datasetInScope } from "../datasets/datasets";
-import { NotFoundError } from "../errors";
-import { runLogs } from "./tables";
+import { runDataset } from "./find";
 
-const tables = { remember: rememberStageOutputs, query: queryStageOutputs } as const;
+export const outputTables = { remember: rememberStageOutputs, query: queryStageOutputs } as const;
 
 /** Keeps what a stage produced for one item (0 for a stage that runs once). */
 export async function keepOutput(
@@ -19,7 +16,7 @@ export async function keepOutput(
   itemIndex: number,
   output: unknown,
 ): Promise<void> {
-  const t = tables[kind];
+  const t = outputTables[kind];
   await db
     .insert(t)
     .values({ datasetId: at.datasetId, runId: at.runId, stage, itemIndex, output: output ?? null, createdAt: new Date() })
@@ -38,16 +35,12 @@ export interface StageOutput {
 
 /** runs.*.outputs: what each stage of a run kept, in pipeline order, item by item. */
 export async function listOutputs({ db, scope, kind, id, stage }: { db: Db; scope: Scope; kind: RunKind; id: string; stage?: string }): Promise<StageOutput[]> {
-  const [run] = await queryRows<{ dataset_id: string }>(
-    db,
-    sql`SELECT dataset_id FROM ${runLogs[kind].table} WHERE id = ${id} LIMIT 1`,
-  );
-  if (!run || !(await datasetInScope(db, run.dataset_id, scope))) throw new NotFoundError(`${kind} run`, id);
-  const t = tables[kind];
+  const dataset = await runDataset({ db, scope, kind, id });
+  const t = outputTables[kind];
   const rows = await db
     .select({ stage: t.stage, itemIndex: t.itemIndex, output: t.output, createdAt: t.createdAt })
     .from(t)
-    .where(and(eq(t.datasetId, run.dataset_id), eq(t.runId, id), stage ? eq(t.stage, stage) : undefined));
+    .where(and(eq(t.datasetId, dataset.id), eq(t.runId, id), stage ? eq(t.stage, stage) : undefined));
   const order = new Map<string, number>(StageTables[kind].map((s, i) => [s.name, i]));
   return rows.sort((a, b) => (order.get(a.stage) ?? 99) - (order.get(b.stage) ?? 99) || a.itemIndex - b.itemIndex);
 }

@@ -16,3 +16,6 @@ export const GetRunInput = z.object({ id: z.uuid() });
 export type GetRunInput = z.infer<typeof GetRunInput>;
 
 export const GetInferenceInput = z.object({ id: z.uuid() });
+
+export const CountRunsInput = z.object({ dataset: DatasetName });
+export type CountRunsInput = z.infer<typeof CountRunsInput>;

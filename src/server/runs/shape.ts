@@ -1,4 +1,5 @@
 import type { RunKind, RunStatus, StageDef, StageStatus } from "../../lib/stages";
+import type { RunProgress } from "./progress";
 
 /** How the runs API presents a run: the same shape for both logs. */
 export interface StageView {
@@ -30,6 +31,8 @@ export interface RunSummary {
 export interface RunDetail extends RunSummary {
   params: Record<string, unknown>;
   stages: StageView[];
+  /** remember runs: stages and chunks done, place in the queue; null for query runs */
+  progress: RunProgress | null;
 }
 
 type Row = Record<string, unknown> & {

@@ -5,13 +5,18 @@ import { useEffect } from "react";
 import { ErrorNote, Loading } from "@/app/_components/status";
 import { isUnauthorized } from "@/trpc/errors";
 import { useSession } from "@/trpc/session";
+import { NEXT_AFTER_SIGN_IN } from "./_components/after-sign-in";
 import { FirstOwnerForm } from "./_components/first-owner-form";
 import { SignInForm } from "./_components/sign-in-form";
 
-/** Signed in: /admin is the remember run view of the dataset last looked at. */
+/** Signed in: /admin is the remember run view (or where the first-owner form asked to go). */
 function ToRuns() {
   const router = useRouter();
-  useEffect(() => router.replace("/admin/remember"), [router]);
+  useEffect(() => {
+    const next = window.sessionStorage.getItem(NEXT_AFTER_SIGN_IN);
+    window.sessionStorage.removeItem(NEXT_AFTER_SIGN_IN);
+    router.replace(next?.startsWith("/admin/") ? next : "/admin/remember");
+  }, [router]);
   return <Loading />;
 }
 

@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { type RunKind, StageTables } from "../../../lib/stages";
 import { rememberChanges } from "../../remember/changes";
+import { countRuns } from "../../runs/counts";
 import { getInference, getRun } from "../../runs/get";
 import { listOutputs } from "../../runs/outputs";
 import { listRuns } from "../../runs/list";
-import { GetInferenceInput, GetRunInput, ListRunsInput } from "../../runs/schemas";
+import { CountRunsInput, GetInferenceInput, GetRunInput, ListRunsInput } from "../../runs/schemas";
+import { runTimeline } from "../../runs/timeline";
 import { readProcedure, router } from "../trpc";
 
 const outputsInput = (kind: RunKind) =>
@@ -13,11 +15,15 @@ const outputsInput = (kind: RunKind) =>
 /** remember and query runs are served the same way, over their two logs. */
 const runLogProcedures = (kind: RunKind) => ({
   list: readProcedure.input(ListRunsInput).query(({ ctx, input }) => listRuns({ db: ctx.db, scope: ctx.caller, kind, input })),
+  /** runs per status and flagged, for the run views' tiles */
+  counts: readProcedure.input(CountRunsInput).query(({ ctx, input }) => countRuns({ db: ctx.db, scope: ctx.caller, kind, input })),
   get: readProcedure.input(GetRunInput).query(({ ctx, input }) => getRun({ db: ctx.db, scope: ctx.caller, kind, id: input.id })),
   /** what each stage kept: remember's stage outputs, query's injection receipts */
   outputs: readProcedure
     .input(outputsInput(kind))
     .query(({ ctx, input }) => listOutputs({ db: ctx.db, scope: ctx.caller, kind, id: input.id, stage: input.stage })),
+  /** the timings of a run's model calls and stage items, for the waterfall */
+  timeline: readProcedure.input(GetRunInput).query(({ ctx, input }) => runTimeline({ db: ctx.db, scope: ctx.caller, kind, id: input.id })),
 });
 
 export const runsRouter = router({

@@ -1,17 +1,16 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { Field } from "@/app/_components/field";
 import { authClient, authErrorMessage } from "@/lib/auth-client";
+import { NEXT_AFTER_SIGN_IN } from "./after-sign-in";
 
 const MIN_PASSWORD = 8;
 
 /** A new instance has no account: the first one made becomes the owner of the default team. */
 export function FirstOwnerForm() {
   const queryClient = useQueryClient();
-  const router = useRouter();
   const [name, setName] = useState("");
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
@@ -31,8 +30,9 @@ export function FirstOwnerForm() {
       setBusy(false);
       return setError(authErrorMessage(failed));
     }
+    // /admin, now signed in, sends the new owner on: to the keys page, to make the first key
+    window.sessionStorage.setItem(NEXT_AFTER_SIGN_IN, "/admin/keys");
     await queryClient.invalidateQueries();
-    router.push("/admin/keys");
   }
 
   return (

@@ -1,0 +1,53 @@
+import { and, count, eq, lt, sql } from "drizzle-orm";
+import { RememberStages } from "../../lib/stages";
+import type { Db } from "../db/client";
+import { rememberRuns, rememberStageOutputs } from "../db/schema";
+import type { RememberRunRow } from "../db/schema/run-logs";
+
+/** How far a remember run has come, for its page's progress bar. */
+export interface RunProgress {
+  /** stages that have ended (succeeded, failed or skipped) */
+  stagesDone: number;
+  stagesTotal: number;
+  /** chunks stored so far */
+  chunksDone: number;
+  /** the chunks of the text; null until chunk_text has run */
+  chunksTotal: number | null;
+  /** for a queued run: queued runs of its dataset ahead of it (0 = next); else null */
+  queuePosition: number | null;
+}
+
+const ENDED = new Set(["succeeded", "failed", "skipped"]);
+
+export async function rememberProgress(db: Db, row: RememberRunRow): Promise<RunProgress> {
+  const t = rememberStageOutputs;
+  const stagesDone = RememberStages.filter((s) => ENDED.has(row[`${s.name}_status`])).length;
+  const [outputs] = await db
+    .select({
+      // chunk_text keeps the list of chunks; extract_graph's outputs count them when it is gone (purge)
+      listed: sql<number | null>`max(CASE WHEN ${t.stage} = 'chunk_text' AND jsonb_typeof(${t.output} -> 'chunks') = 'array'
+        THEN jsonb_array_length(${t.output} -> 'chunks') END)`,
+      extracted: sql<number>`count(*) FILTER (WHERE ${t.stage} = 'extract_graph')`,
+      stored: sql<number>`count(*) FILTER (WHERE ${t.stage} = 'store')`,
+    })
+    .from(t)
+    .where(and(eq(t.datasetId, row.datasetId), eq(t.runId, row.id)));
+  let queuePosition: number | null = null;
+  if (row.status === "queued") {
+    // the queue's order is seq (submission), served by gb_remember_runs_queued_idx
+    const [ahead] = await db
+      .select({ n: count() })
+      .from(rememberRuns)
+      .where(and(eq(rememberRuns.datasetId, row.datasetId), eq(rememberRuns.status, "queued"), lt(rememberRuns.seq, row.seq)));
+    queuePosition = Number(ahead?.n ?? 0);
+  }
+  const listed = outputs?.listed ?? null;
+  const extracted = Number(outputs?.extracted ?? 0);
+  return {
+    stagesDone,
+    stagesTotal: RememberStages.length,
+    chunksDone: Number(outputs?.stored ?? 0),
+    chunksTotal: listed !== null ? Number(listed) : extracted > 0 ? extracted : null,
+    queuePosition,
+  };
+}
