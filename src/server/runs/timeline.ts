@@ -2,26 +2,14 @@ import { and, asc, eq } from "drizzle-orm";
 import type { RunKind } from "../../lib/stages";
 import type { Db } from "../db/client";
 import { inferences } from "../db/schema";
+import type { WaterfallCall as TimelineInference, WaterfallItem as TimelineItem } from "../../lib/waterfall";
 import type { Scope } from "../auth/caller";
 import { runDataset } from "./find";
 import { outputTables } from "./outputs";
 
-/** A model call on the time axis: it ran from createdAt − latencyMs to createdAt. */
-export interface TimelineInference {
-  id: string;
-  stage: string | null;
-  task: string;
-  createdAt: Date;
-  latencyMs: number;
-  error: string | null;
-}
-
-/** One item (chunk) of a stage ended when its output was kept. */
-export interface TimelineItem {
-  stage: string;
-  itemIndex: number;
-  createdAt: Date;
-}
+// the waterfall's own input types (src/lib, which the pages share): a model call ran from
+// createdAt − latencyMs to createdAt; an item (chunk) of a stage ended when its output was kept
+export type { TimelineInference, TimelineItem };
 
 export interface RunTimeline {
   runId: string;
