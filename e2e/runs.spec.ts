@@ -185,6 +185,11 @@ test("a query run page: the question, four stages, the sources retrieved and giv
   await expect(sources.getByTestId("retrieved-sources")).toContainText("Alice lives in Paris");
   await expect(page.getByTestId("waterfall").locator("g[data-stage]")).toHaveCount(4);
   await shoot(page, "query-run");
+  // the run's page shows its dataset; choosing another opens that dataset's query runs
+  await expect(page.getByTestId("dataset-switcher")).toHaveValue(dataset);
+  await page.getByTestId("dataset-switcher").selectOption("default");
+  await page.waitForURL(`${app}/admin/query?dataset=default`);
+  await expect(page.getByRole("heading", { name: "Query runs" })).toBeVisible();
 });
 
 test("an unknown run says it was not found", async ({ page }) => {

@@ -39,24 +39,21 @@ export function withDataset(path: string, dataset: string, keep?: URLSearchParam
   return `${path}?${next.toString()}`;
 }
 
-/** A select of the team's datasets; choosing one reloads the view on it (paging and filters reset). */
-export function DatasetSwitcher() {
+/** A select of the team's datasets, showing `value`; `onPick` gets the name chosen. */
+function DatasetSelect({ value, onPick }: { value: string; onPick: (name: string) => void }) {
   const trpc = useTRPC();
-  const router = useRouter();
-  const pathname = usePathname();
-  const dataset = useDataset();
   const list = useQuery(trpc.datasets.list.queryOptions());
   const names = list.data?.map((d) => d.name) ?? [];
-  if (!names.includes(dataset)) names.unshift(dataset);
+  if (!names.includes(value)) names.unshift(value);
   return (
     <label className="dataset-switcher">
       <span>Dataset</span>
       <select
-        value={dataset}
+        value={value}
         data-testid="dataset-switcher"
         onChange={(e) => {
           window.localStorage.setItem(LAST, e.target.value);
-          router.push(withDataset(pathname, e.target.value));
+          onPick(e.target.value);
         }}
       >
         {names.map((n) => (
@@ -67,4 +64,21 @@ export function DatasetSwitcher() {
       </select>
     </label>
   );
+}
+
+/** The URL's dataset; choosing another reloads the view on it (paging and filters reset). */
+export function DatasetSwitcher() {
+  const router = useRouter();
+  const pathname = usePathname();
+  const dataset = useDataset();
+  return <DatasetSelect value={dataset} onPick={(name) => router.push(withDataset(pathname, name))} />;
+}
+
+/**
+ * On a page of one run or inference, which belongs to its dataset: shows that dataset, and
+ * choosing another goes to `list`, that dataset's view.
+ */
+export function DatasetJump({ current, list }: { current: string; list: string }) {
+  const router = useRouter();
+  return <DatasetSelect value={current} onPick={(name) => name !== current && router.push(withDataset(list, name))} />;
 }

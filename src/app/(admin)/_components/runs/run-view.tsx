@@ -15,6 +15,7 @@ import { RunSummary } from "./run-summary";
 import s from "./run.module.css";
 import { StagesTable } from "./stages-table";
 import { Waterfall } from "./waterfall";
+import { DatasetJump } from "../dataset";
 
 const listHref = (kind: RunKind, dataset?: string) => `/admin/${kind}${dataset ? `?dataset=${encodeURIComponent(dataset)}` : ""}`;
 
@@ -61,6 +62,7 @@ export function RunView({ kind, id }: { kind: RunKind; id: string }) {
         <h1 className={s.title}>
           {title.one} <span className={s.runId}>{id}</span>
         </h1>
+        {dataset && <DatasetJump current={dataset} list={`/admin/${kind}`} />}
         {live && (
           <p className={s.live} role="status">
             In progress: this page updates every second.

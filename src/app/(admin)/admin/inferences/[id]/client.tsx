@@ -6,6 +6,7 @@ import { useState } from "react";
 import { ErrorNote, Loading } from "@/app/_components/status";
 import { formatDuration, runHref, shortId } from "@/lib/runs";
 import { useTRPC } from "@/trpc/client";
+import { DatasetJump } from "../../../_components/dataset";
 import { JsonView } from "../../../_components/json-view";
 import { Time } from "../../../_components/runs/time";
 import s from "./inference.module.css";
@@ -55,6 +56,7 @@ export function InferenceView({ id }: { id: string }) {
         <h1 className={s.title}>
           Inference <span className={s.id}>{id}</span>
         </h1>
+        {d && <DatasetJump current={d.dataset} list={`/admin/${d.runKind ?? "remember"}`} />}
       </div>
       {inf.isPending && <Loading>Loading the inference…</Loading>}
       {inf.error && <ErrorNote error={inf.error} action="load the inference" />}
