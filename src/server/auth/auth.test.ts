@@ -140,6 +140,8 @@ describeEachDriver("accounts, sessions and API keys over HTTP", (ctx) => {
     expect((list.data as { name: string }[]).map((d) => d.name)).toEqual(["only-this"]);
     expect((await trpc(app, "runs.remember.list", { dataset: "not-this" }, { key: narrow })).error?.data.code).toBe("NOT_FOUND");
     expect((await trpc(app, "runs.remember.list", { dataset: "only-this" }, { key: narrow })).status).toBe(200);
+    // it could not see a dataset it made
+    expect((await trpc(app, "datasets.create", { name: "by-narrow" }, { key: narrow }, "mutation")).error?.data.code).toBe("FORBIDDEN");
   });
 
   it("adds a member with a role, changes the role, keeps the last owner, all audited", async () => {

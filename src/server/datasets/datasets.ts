@@ -3,7 +3,7 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { datasets, DEFAULT_TEAM_ID } from "../db/schema";
 import { queryRows } from "../db/rows";
-import { ConflictError, NotFoundError, ValidationError } from "../errors";
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../errors";
 import { actorOf, recordAudit } from "../auth/audit";
 import { type Caller, inScope, type Scope } from "../auth/caller";
 import { type CreateDatasetInput, DEFAULT_DATASET, type DeleteDatasetInput } from "./schemas";
@@ -30,6 +30,8 @@ export async function listDatasets({ db, scope }: { db: Db; scope: Scope }): Pro
 }
 
 export async function createDataset({ db, caller, input }: { db: Db; caller: Caller; input: CreateDatasetInput }): Promise<Dataset> {
+  // it could not see what it made: its datasets are a fixed list
+  if (caller.datasetIds !== null) throw new ForbiddenError("a key restricted to some datasets cannot make new ones");
   return db.transaction(async (tx) => {
     const rows = await tx
       .insert(datasets)
