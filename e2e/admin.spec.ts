@@ -1,4 +1,5 @@
 import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
+import { shoot as screenshots } from "./shoot";
 
 /*
  * The admin pages on the server with auth on (port 3101, a fresh data dir, no account yet), in
@@ -12,13 +13,7 @@ const owner = { name: "Olivia Owner", email: "owner@example.com", password: "cor
 /** A link of the header's admin navigation. */
 const nav = (page: Page, name: string) => page.getByRole("navigation", { name: "Admin" }).getByRole("link", { name, exact: true });
 
-async function shoot(page: Page, name: string) {
-  await page.screenshot({ path: `test-results/admin-${name}.png`, fullPage: true });
-  const size = page.viewportSize();
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: `test-results/admin-${name}-390.png`, fullPage: true });
-  if (size) await page.setViewportSize(size);
-}
+const shoot = (page: Page, name: string) => screenshots(page, `admin-${name}`);
 
 function remember(request: APIRequestContext, secret: string) {
   return request.post(`${app}/api/trpc/remember.submit`, {

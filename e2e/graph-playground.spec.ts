@@ -1,4 +1,5 @@
 import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
+import { shoot as screenshots } from "./shoot";
 
 /*
  * The graph explorer and the playground on the server with auth off (port 3100, builtin models).
@@ -10,10 +11,7 @@ const TEXT = "Alice lives in Paris. Alice works at Acme.";
 
 async function shoot(page: Page, name: string) {
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.screenshot({ path: `test-results/${name}.png`, fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: `test-results/${name}-390.png`, fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 900 });
+  await screenshots(page, name);
 }
 
 async function freshDataset(request: APIRequestContext, prefix: string) {

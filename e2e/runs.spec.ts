@@ -1,4 +1,5 @@
 import { type APIRequestContext, expect, type Locator, type Page, test } from "@playwright/test";
+import { shoot as screenshots } from "./shoot";
 
 /*
  * The remember and query run views, the run pages (stages, help, outputs, waterfall, memory
@@ -13,11 +14,7 @@ const models = "http://127.0.0.1:3102";
 async function shoot(page: Page, name: string) {
   // everything on the page has loaded
   await expect(page.locator(".loading")).toHaveCount(0);
-  await page.screenshot({ path: `test-results/runs-${name}.png`, fullPage: true });
-  const size = page.viewportSize();
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: `test-results/runs-${name}-390.png`, fullPage: true });
-  if (size) await page.setViewportSize(size);
+  await screenshots(page, `runs-${name}`);
 }
 
 /** A tRPC mutation over HTTP (superjson's { json } envelope); returns the result's json. */

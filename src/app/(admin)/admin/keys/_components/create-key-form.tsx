@@ -4,7 +4,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Field } from "@/app/_components/field";
 import { ErrorNote } from "@/app/_components/status";
-import { type Role, roleAtLeast, Roles } from "@/lib/roles";
+import type { Role } from "@/lib/roles";
+import { RoleSelect } from "../../../_components/role-select";
 import { useTRPC } from "@/trpc/client";
 
 export function CreateKeyForm({ myRole, onCreated }: { myRole: Role; onCreated: (key: { name: string; secret: string }) => void }) {
@@ -38,14 +39,8 @@ export function CreateKeyForm({ myRole, onCreated }: { myRole: Role; onCreated: 
           <input required maxLength={100} placeholder="e.g. support bot" value={name} onChange={(e) => setName(e.target.value)} />
         </Field>
         <Field label="Role">
-          <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
-            {/* a key cannot have more rights than the person who makes it */}
-            {Roles.filter((r) => roleAtLeast(myRole, r)).map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
+          {/* a key cannot have more rights than the person who makes it */}
+          <RoleSelect value={role} upTo={myRole} onPick={setRole} />
         </Field>
       </div>
       <fieldset className="field">

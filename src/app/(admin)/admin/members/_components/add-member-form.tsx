@@ -4,7 +4,8 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Field } from "@/app/_components/field";
 import { ErrorNote } from "@/app/_components/status";
-import { type Role, roleAtLeast, Roles } from "@/lib/roles";
+import type { Role } from "@/lib/roles";
+import { RoleSelect } from "../../../_components/role-select";
 import { useTRPC } from "@/trpc/client";
 
 export function AddMemberForm({ myRole }: { myRole: Role }) {
@@ -50,13 +51,7 @@ export function AddMemberForm({ myRole }: { myRole: Role }) {
           <input type="password" autoComplete="new-password" minLength={8} value={password} onChange={(e) => setPassword(e.target.value)} />
         </Field>
         <Field label="Role">
-          <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
-            {Roles.filter((r) => roleAtLeast(myRole, r)).map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
+          <RoleSelect value={role} upTo={myRole} onPick={setRole} />
         </Field>
       </div>
       {add.error && <ErrorNote error={add.error} action="add the member" />}

@@ -3,7 +3,8 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Empty, ErrorNote } from "@/app/_components/status";
 import { formatWhen } from "@/lib/format";
-import { type Role, roleAtLeast, Roles } from "@/lib/roles";
+import { type Role, roleAtLeast } from "@/lib/roles";
+import { RoleSelect } from "../../../_components/role-select";
 import { useTRPC } from "@/trpc/client";
 import type { RouterOutputs } from "@/trpc/types";
 import { ConfirmButton } from "../../../_components/confirm-button";
@@ -54,21 +55,16 @@ export function MembersTable({ members, me, canManage }: { members: Member[]; me
                 <td data-label="Email">{m.email}</td>
                 <td data-label="Role">
                   {mayTouch(m.role) ? (
-                    <select
+                    <RoleSelect
                       aria-label={`Role of ${m.email}`}
                       value={m.role}
+                      upTo={me.role}
                       disabled={setRole.isPending}
-                      onChange={(e) => {
+                      onPick={(role) => {
                         remove.reset();
-                        setRole.mutate({ userId: m.userId, role: e.target.value as Role });
+                        setRole.mutate({ userId: m.userId, role });
                       }}
-                    >
-                      {Roles.filter((r) => roleAtLeast(me.role, r)).map((r) => (
-                        <option key={r} value={r}>
-                          {r}
-                        </option>
-                      ))}
-                    </select>
+                    />
                   ) : (
                     m.role
                   )}
