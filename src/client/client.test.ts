@@ -64,8 +64,8 @@ describeEachDriver("typed client over HTTP", (ctx, driver) => {
     await log.done("retrieve_graph", null);
     await log.finish(null);
     const got = await client.runs.query.get.query({ id: log.id ?? "" });
-    expect(got.stages.map((s) => s.name)).toEqual(["retrieve_graph", "detect_geo", "nearby_geo", "query"]);
-    expect(got.stages[0]).toMatchObject({ status: "succeeded", error: null, inferenceIds: [] });
+    expect(got.stages.map((s) => s.name)).toEqual(["embed_question", "retrieve_graph", "detect_geo", "nearby_geo", "query"]);
+    expect(got.stages[1]).toMatchObject({ status: "succeeded", error: null, inferenceIds: [] });
     expect(got.params).toEqual({ question: "q" });
     const missing = (await client.runs.remember.get.query({ id: crypto.randomUUID() }).catch((e: unknown) => e)) as TRPCClientError<never>;
     expect(missing.data).toMatchObject({ code: "NOT_FOUND" });

@@ -77,6 +77,11 @@ export const RememberStages = [
 
 export const QueryStages = [
   {
+    name: "embed_question",
+    model: true,
+    help: "Advisory. Embeds the question for the embedding lists of retrieve_graph, when the provider's embeddings are semantic (not the builtin hashed ones). If it fails, retrieve_graph searches by text alone and the run is flagged.",
+  },
+  {
     name: "retrieve_graph",
     model: true,
     help: "Finds what the dataset knows about the question: full-text, entity-name and embedding candidates, expanded one hop through the graph, current facts only (or those valid at asOf), fused and cut to a token budget. When nothing is found the pipeline stops here and the fixed no-information answer is returned without calling a model.",

@@ -30,6 +30,8 @@ export interface ChatSpec {
   usage?: { prompt_tokens: number; completion_tokens: number };
   /** the model the answer claims; default the requested one */
   model?: string;
+  /** default "stop" ("tool_calls" with toolCalls); "length" = the output was cut off */
+  finishReason?: string;
 }
 export type ChatValue = ChatSpec | string;
 export type ChatRequestBody = Record<string, unknown> & { model?: string; messages?: unknown[] };
@@ -44,6 +46,8 @@ export interface FakeOpenAI {
   /** replace the chat answer; a list starts again at its first value */
   setChat(answer: ChatAnswer): void;
   setEmbeddings(fn: EmbeddingFn): void;
+  /** every embeddings call answers this HTTP error status until set back to null */
+  setEmbeddingError(status: number | null): void;
   close(): Promise<void>;
 }
 
@@ -106,7 +110,7 @@ function completion(body: ChatRequestBody, spec: ChatSpec, call: number): unknow
       {
         index: 0,
         message: { role: "assistant", content, refusal: spec.refusal ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
-        finish_reason: toolCalls ? "tool_calls" : "stop",
+        finish_reason: spec.finishReason ?? (toolCalls ? "tool_calls" : "stop"),
         logprobs: null,
       },
     ],
@@ -127,6 +131,7 @@ export async function startFakeOpenAI(
   let chat: ChatAnswer = handlers.chat ?? { content: "ok" };
   let embed: EmbeddingFn = handlers.embeddings ?? fakeEmbedding;
   let chatCalls = 0;
+  let embeddingError: number | null = null;
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const wait = (ms: number): Promise<void> =>
@@ -161,6 +166,9 @@ export async function startFakeOpenAI(
     }
     if (req.method === "POST" && path === "/v1/embeddings") {
       if (handlers.embeddingDelayMs) await wait(handlers.embeddingDelayMs);
+      if (embeddingError !== null) {
+        return send(res, embeddingError, { error: { message: `fake embeddings error ${embeddingError}`, type: "server_error", code: null } });
+      }
       const input = json.input;
       const texts = Array.isArray(input) ? input.map(String) : [String(input ?? "")];
       const dimensions = typeof json.dimensions === "number" ? json.dimensions : 8;
@@ -189,6 +197,9 @@ export async function startFakeOpenAI(
     },
     setEmbeddings(fn) {
       embed = fn;
+    },
+    setEmbeddingError(status) {
+      embeddingError = status;
     },
     close() {
       for (const t of timers) clearTimeout(t);

@@ -20,7 +20,56 @@ export interface Database {
   readonly driver: DriverName;
   /** pgvector is installed in this database (else vector search uses the fallback) */
   readonly vector: boolean;
+  /**
+   * Takes a session-level advisory lock on a connection of its own and holds it until released
+   * (waiting while another session holds it). Postgres only: null on PGlite, where one process
+   * owns the database and there is nobody to exclude.
+   */
+  sessionLock(key: bigint): Promise<SessionLock | null>;
   close(): Promise<void>;
+}
+
+/** A session advisory lock held on a dedicated connection. */
+export interface SessionLock {
+  readonly key: bigint;
+  /** whether the connection (and so the lock) is still there: a round trip on it */
+  alive(): Promise<boolean>;
+  /** unlocks and gives the connection back; never throws */
+  release(): Promise<void>;
+}
+
+/** Locks on a reserved postgres.js connection: a session lock must stay on one connection. */
+async function postgresSessionLock(client: postgres.Sql, key: bigint): Promise<SessionLock> {
+  const reserved = await client.reserve();
+  try {
+    await reserved`SELECT pg_advisory_lock(${key.toString()}::bigint)`;
+  } catch (e) {
+    reserved.release();
+    throw e;
+  }
+  let released = false;
+  return {
+    key,
+    async alive() {
+      if (released) return false;
+      try {
+        await reserved`SELECT 1`;
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      try {
+        await reserved`SELECT pg_advisory_unlock(${key.toString()}::bigint)`;
+      } catch {
+        // the connection is gone, and the lock with it
+      }
+      reserved.release();
+    },
+  };
 }
 
 export type OpenOptions =
@@ -55,10 +104,16 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.driver === "postgres") {
     const client = postgres(opts.url, { max: opts.max ?? 10, onnotice: () => {} });
     const db = drizzlePostgres({ client, schema }) as unknown as Db;
-    return { db, driver: "postgres", vector: await hasVector(db), close: () => client.end() };
+    return {
+      db,
+      driver: "postgres",
+      vector: await hasVector(db),
+      sessionLock: (key) => postgresSessionLock(client, key),
+      close: () => client.end(),
+    };
   }
   const { db, close } = await openPglite(opts);
-  return { db, driver: "pglite", vector: await hasVector(db), close };
+  return { db, driver: "pglite", vector: await hasVector(db), sessionLock: async () => null, close };
 }
 
 export { hasVector as detectVector };

@@ -2,7 +2,7 @@ import type { Db } from "../db/client";
 import type { Models } from "../models/record";
 import { Stop } from "../pipeline";
 import { keepOutput } from "../runs/outputs";
-import { termWeights } from "./bm25";
+import { type TermWeights, termWeights } from "./bm25";
 import { type Candidate, cut, fuse, type ListName, retrieveLists } from "./retrieve";
 import { type AskInput, NO_INFORMATION, type Source } from "./schemas";
 
@@ -21,6 +21,12 @@ export interface QueryRunContext {
 }
 
 export class QueryJob {
+  /** the question's BM25 weights (also whether the dataset is empty), read once */
+  private weights: TermWeights | null = null;
+  /** the question's embedding, when embed_question made one */
+  private vector: number[] | null = null;
+  /** why there is no embedding, for retrieve_graph's receipt */
+  private vectorNote: string | null = null;
   retrieved: Candidate[] = [];
   given: Candidate[] = [];
   answer = NO_INFORMATION;
@@ -47,15 +53,31 @@ export class QueryJob {
     await Promise.all(this.writes);
   }
 
+  private async termWeights(): Promise<TermWeights> {
+    this.weights ??= await termWeights(this.ctx.db, this.ctx.datasetId, this.input.question);
+    return this.weights;
+  }
+
+  /** embed_question runs only for providers whose embeddings mean something beyond the words. */
+  semanticEmbeddings(): boolean {
+    return this.ctx.models.semanticEmbeddings;
+  }
+
+  async embedQuestion() {
+    // An empty dataset has nothing to retrieve: no model is asked, even to embed.
+    if ((await this.termWeights()).chunks === 0) return;
+    this.vectorNote = "not searched: embedding the question failed (embed_question); text lists only";
+    this.vector = (await this.ctx.models.embed({ texts: [this.input.question] }))[0] ?? null;
+    this.vectorNote = null;
+  }
+
   async retrieveGraph() {
-    // An empty dataset has nothing to retrieve: stop before asking any model, even to embed.
-    const weights = await termWeights(this.ctx.db, this.ctx.datasetId, this.input.question);
+    const weights = await this.termWeights();
     if (weights.chunks === 0) {
       this.keep("retrieve_graph", { lists: {}, retrieved: [], note: "the dataset is empty" });
       return Stop;
     }
-    const models = this.ctx.models;
-    const vector = models.semanticEmbeddings ? ((await models.embed({ texts: [this.input.question] }))[0] ?? null) : null;
+    const vector = this.vector;
     const lists = await retrieveLists({
       db: this.ctx.db,
       datasetId: this.ctx.datasetId,
@@ -70,7 +92,7 @@ export class QueryJob {
     this.given = cut(this.retrieved, this.input.limit, this.ctx.tokenBudget);
     this.keep("retrieve_graph", {
       lists: Object.fromEntries((Object.entries(lists) as [ListName, Candidate[]][]).map(([k, v]) => [k, v.length])),
-      ...(vector ? {} : { vectors: "not searched: the embeddings of this provider are not semantic" }),
+      ...(vector ? {} : { vectors: this.vectorNote ?? "not searched: the embeddings of this provider are not semantic" }),
       retrieved: this.retrieved.map(receipt),
     });
     // nothing known about it: the fixed answer, and no model is asked

@@ -57,11 +57,57 @@ describeEachDriver(
       expect(JSON.stringify(chat?.body)).toContain("[1]");
       const rows = await app.database.db.select().from(inferences).where(eq(inferences.runId, r.queryRunId));
       expect(rows.map((x) => [x.stage, x.task]).sort()).toEqual([
+        ["embed_question", "embed"],
         ["query", "answer"],
-        ["retrieve_graph", "embed"],
       ]);
       const receipts = await api.runs.query.outputs({ id: r.queryRunId, stage: "retrieve_graph" });
       expect(JSON.stringify(receipts[0]?.output)).toContain("facts_vector");
+    });
+
+    it("answers from the text lists when the question cannot be embedded, and flags the run", async () => {
+      const { app } = ctx();
+      const ds = await freshDataset(app);
+      const api = callerFor(app);
+      expect((await api.remember.submit({ dataset: ds.name, text: "Alice lives in Paris.", wait: true })).status).toBe("succeeded");
+      answer = { answer: "Alice lives in Paris [1].", cited: [1] };
+      fake.setEmbeddingError(503);
+      try {
+        const r = await api.query.ask({ dataset: ds.name, question: "Where does Alice live?" });
+        expect(r.answer).toBe("Alice lives in Paris [1].");
+        expect(r.sources[0]?.text).toMatch(/Paris/);
+        const run = await api.runs.query.get({ id: r.queryRunId });
+        expect(run.status).toBe("succeeded");
+        const stage = (name: string) => run.stages.find((s) => s.name === name);
+        expect(stage("embed_question")).toMatchObject({ status: "failed" });
+        expect(stage("embed_question")?.error).toMatch(/HTTP 503/);
+        expect(stage("retrieve_graph")?.status).toBe("succeeded");
+        expect((await api.runs.query.list({ dataset: ds.name, flagged: true })).items.map((x) => x.id)).toContain(r.queryRunId);
+        const receipts = await api.runs.query.outputs({ id: r.queryRunId, stage: "retrieve_graph" });
+        expect(JSON.stringify(receipts[0]?.output)).toMatch(/embedding the question failed/);
+        const failed = await app.database.db.select().from(inferences).where(eq(inferences.runId, r.queryRunId));
+        expect(failed.find((x) => x.task === "embed")).toMatchObject({ stage: "embed_question" });
+        expect(failed.find((x) => x.task === "embed")?.error).toMatch(/HTTP 503/);
+      } finally {
+        fake.setEmbeddingError(null);
+      }
+    });
+
+    it("asks no model, not even to embed, when the dataset is empty", async () => {
+      const { app } = ctx();
+      const ds = await freshDataset(app);
+      const api = callerFor(app);
+      const before = fake.requests.length;
+      const r = await api.query.ask({ dataset: ds.name, question: "Where does Alice live?" });
+      expect(r.sources).toEqual([]);
+      expect(fake.requests.length).toBe(before);
+      const run = await api.runs.query.get({ id: r.queryRunId });
+      expect(run.stages.map((s) => [s.name, s.status])).toEqual([
+        ["embed_question", "succeeded"],
+        ["retrieve_graph", "succeeded"],
+        ["detect_geo", "skipped"],
+        ["nearby_geo", "skipped"],
+        ["query", "skipped"],
+      ]);
     });
 
     it("fails the run with the model's error when the answer is malformed", async () => {

@@ -66,6 +66,8 @@ describeEachDriver("query", (ctx) => {
     const run = await api.runs.query.get({ id: empty.queryRunId });
     expect(run.status).toBe("succeeded");
     expect(Object.fromEntries(run.stages.map((s) => [s.name, s.status]))).toEqual({
+      // builtin embeddings are not semantic: no question embedding
+      embed_question: "skipped",
       retrieve_graph: "succeeded",
       detect_geo: "skipped",
       nearby_geo: "skipped",

@@ -12,6 +12,7 @@ type Job = { fail?: "retrieve" | "detect"; stop?: boolean; items?: number[] };
 
 // The query stage names, in a pipeline shaped for the tests (the real one is #4's).
 const steps = [
+  stage<Job>({ name: "embed_question", policy: "advisory", enabled: () => false, run: () => {} }),
   stage<Job>({ name: "retrieve_graph", run: (j) => (j.fail === "retrieve" ? Promise.reject(new Error("no index")) : j.stop ? Stop : undefined) }),
   stage<Job>({
     name: "detect_geo",
@@ -45,8 +46,8 @@ describeEachDriver("run log", (ctx) => {
     expect(r.status).toBe("succeeded");
     expect(r.params).toEqual({ q: "x" });
     expect(r.userId).toBe("u1");
-    expect(statuses(r)).toEqual({ retrieve_graph: "succeeded", detect_geo: "succeeded", nearby_geo: "skipped", query: "succeeded" });
-    const retrieve = r.stages[0];
+    expect(statuses(r)).toEqual({ embed_question: "skipped", retrieve_graph: "succeeded", detect_geo: "succeeded", nearby_geo: "skipped", query: "succeeded" });
+    const retrieve = r.stages[1];
     expect(retrieve?.startedAt).toBeInstanceOf(Date);
     expect(retrieve?.finishedAt!.getTime()).toBeGreaterThanOrEqual(retrieve!.startedAt!.getTime());
     expect(r.finishedAt).toBeInstanceOf(Date);
@@ -58,22 +59,22 @@ describeEachDriver("run log", (ctx) => {
     expect(error?.message).toBe("no index");
     expect(r.status).toBe("failed");
     expect(r.error).toBe("no index");
-    expect(statuses(r)).toEqual({ retrieve_graph: "failed", detect_geo: "not_started", nearby_geo: "not_started", query: "not_started" });
-    expect(r.stages[0]?.error).toBe("no index");
+    expect(statuses(r)).toEqual({ embed_question: "skipped", retrieve_graph: "failed", detect_geo: "not_started", nearby_geo: "not_started", query: "not_started" });
+    expect(r.stages[1]?.error).toBe("no index");
   });
 
   it("records an advisory failure on the stage of a succeeded, flagged run", async () => {
     const { run: r } = await execute({ fail: "detect" });
     expect(r.status).toBe("succeeded");
     expect(r.flagged).toBe(true);
-    expect(r.stages[1]).toMatchObject({ name: "detect_geo", status: "failed", error: "geocoder down" });
-    expect(r.stages[3]?.status).toBe("succeeded");
+    expect(r.stages[2]).toMatchObject({ name: "detect_geo", status: "failed", error: "geocoder down" });
+    expect(r.stages[4]?.status).toBe("succeeded");
   });
 
   it("records a Stop: the stage succeeded, the rest skipped", async () => {
     const { run: r } = await execute({ stop: true });
     expect(r.status).toBe("succeeded");
-    expect(statuses(r)).toEqual({ retrieve_graph: "succeeded", detect_geo: "skipped", nearby_geo: "skipped", query: "skipped" });
+    expect(statuses(r)).toEqual({ embed_question: "skipped", retrieve_graph: "succeeded", detect_geo: "skipped", nearby_geo: "skipped", query: "skipped" });
   });
 
   it("shows a run in progress: the row is updated at every transition", async () => {
@@ -85,10 +86,11 @@ describeEachDriver("run log", (ctx) => {
       name: "detect_geo",
       run: async () => {
         const r = await getRun({ db: app.database.db, scope: LOCAL_CALLER, kind: "query", id: log.id ?? "" });
-        seen.push(`${r.status}:${r.stages[0]?.status}:${r.stages[1]?.status}:${r.stages[3]?.status}`);
+        const st = (name: string) => r.stages.find((x) => x.name === name)?.status;
+        seen.push(`${r.status}:${st("retrieve_graph")}:${st("detect_geo")}:${st("query")}`);
       },
     });
-    await run([steps[0]!, watch, steps[3]!], {}, log);
+    await run([steps[1]!, watch, steps[4]!], {}, log);
     await log.finish(null);
     expect(seen).toEqual(["started:succeeded:started:not_started"]);
   });
@@ -117,7 +119,7 @@ describeEachDriver("run log", (ctx) => {
     await run(pipeline, { items: [0, 1, 2] }, log);
     await log.finish(null);
     const r = await getRun({ db: app.database.db, scope: LOCAL_CALLER, kind: "query", id: log.id ?? "" });
-    const retrieve = r.stages[0]!;
+    const retrieve = r.stages.find((x) => x.name === "retrieve_graph")!;
     expect(retrieve.status).toBe("failed");
     expect(retrieve.error).toBe("item 1 failed");
     // the first item's start, not a later one's
@@ -148,7 +150,7 @@ describeEachDriver("run log", (ctx) => {
     await log.finish(new Error("worker shut down"));
     const r = await getRun({ db: app.database.db, scope: LOCAL_CALLER, kind: "query", id: log.id ?? "" });
     expect(r.status).toBe("failed");
-    expect(r.stages[0]).toMatchObject({ status: "failed", error: "the call ended while this stage was running" });
+    expect(r.stages.find((x) => x.name === "retrieve_graph")).toMatchObject({ status: "failed", error: "the call ended while this stage was running" });
   });
 
   it("never fails the call when the database rejects its writes", async () => {

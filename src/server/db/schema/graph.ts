@@ -9,6 +9,7 @@ import {
   primaryKey,
   real,
   text,
+  uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
 import { ts } from "./columns";
@@ -81,8 +82,8 @@ export const chunks = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.datasetId, t.id] }),
-    // a text's chunks in order
-    index("gb_chunks_text_idx").on(t.datasetId, t.textId, t.index),
+    // a text's chunks in order; unique, so that no retry can ever store a chunk twice
+    uniqueIndex("gb_chunks_text_idx").on(t.datasetId, t.textId, t.index),
     // query: full text over chunk summaries and content
     index("gb_chunks_tsv_idx").using("gin", t.searchTsv).with(noPendingList),
   ],

@@ -1,5 +1,5 @@
 import { desc, type SQL, sql } from "drizzle-orm";
-import { type AnyPgColumn, bigint, index, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, bigint, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { QueryStages, RememberStages, type StageDef } from "../../../lib/stages";
 import {
   ts,
@@ -63,9 +63,20 @@ function runLogKeys(name: string, t: RunKeyColumns) {
   ];
 }
 
+/** One ended attempt of a remember run that did not succeed (gb_remember_runs.attempt_errors). */
+export interface AttemptError {
+  attempt: number;
+  /** ISO time it ended */
+  at: string;
+  /** abandoned (its process died), transient (a model or database outage), permanent, handed_back (shutdown) */
+  kind: "abandoned" | "transient" | "permanent" | "handed_back";
+  error: string;
+}
+
 /**
- * The remember log is also the remember queue (the remember manager): submission order, and the
- * lease of the process running a started run, so that a run whose process died is detected.
+ * The remember log is also the remember queue (the remember manager): submission order, the
+ * lease of the process running a started run (so that a run whose process died is detected), its
+ * attempts, and the client's idempotency key.
  */
 export const rememberRuns = pgTable(
   "gb_remember_runs",
@@ -74,6 +85,23 @@ export const rememberRuns = pgTable(
     seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity().notNull(),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: ts("lease_expires_at"),
+    /**
+     * The claimer's liveness lock (a session advisory lock it holds while alive, Postgres only):
+     * when no session holds it any more, the process died and the run is taken back at once.
+     */
+    leaseLock: bigint("lease_lock", { mode: "bigint" }),
+    /** claims so far; also the fencing token of the current claim (writes check it) */
+    attempts: integer("attempts").notNull().default(0),
+    /** attempts that ended in an error that counts toward GB_REMEMBER_MAX_ATTEMPTS */
+    failedAttempts: integer("failed_attempts").notNull().default(0),
+    /** every attempt that did not succeed, oldest first */
+    attemptErrors: jsonb("attempt_errors").$type<AttemptError[]>().notNull().default([]),
+    /** a queued run waiting out its backoff is not claimed before this */
+    retryAt: ts("retry_at"),
+    /** the client's key: the same key in the same dataset is the same run */
+    idempotencyKey: text("idempotency_key"),
+    /** what the key was used for (sha-256 of the request), to refuse a key reused for another text */
+    idempotencyHash: text("idempotency_hash"),
     ...stageColumns(RememberStages),
   },
   (t) => [
@@ -84,6 +112,8 @@ export const rememberRuns = pgTable(
     index("gb_remember_runs_queued_seq_idx").on(t.seq).where(sql`status = 'queued'`),
     // the queue: started runs, to find a dataset's running one and expired leases
     index("gb_remember_runs_started_idx").on(t.datasetId, t.leaseExpiresAt).where(sql`status = 'started'`),
+    // remember.submit with an idempotency key: one run per key and dataset
+    uniqueIndex("gb_remember_runs_idempotency_idx").on(t.datasetId, t.idempotencyKey).where(sql`idempotency_key IS NOT NULL`),
   ],
 );
 
