@@ -50,6 +50,14 @@ export const EnvSchema = z
     GB_REMEMBER_CONCURRENCY: withDefault(z.coerce.number().int().min(1).max(64), 2),
     /** how long a started remember run is held by its process without a heartbeat */
     GB_REMEMBER_LEASE_MS: withDefault(z.coerce.number().int().min(200), 30_000),
+    /** failed attempts (a crash, a model or database outage) after which a remember run fails */
+    GB_REMEMBER_MAX_ATTEMPTS: withDefault(z.coerce.number().int().min(1).max(100), 12),
+    /** the wait before a failed remember run is tried again; it doubles after each failure */
+    GB_REMEMBER_RETRY_BASE_MS: withDefault(z.coerce.number().int().min(0), 2_000),
+    /** the longest wait between two attempts of a remember run */
+    GB_REMEMBER_RETRY_MAX_MS: withDefault(z.coerce.number().int().min(0), 600_000),
+    /** on SIGTERM/SIGINT: how long remember runs in flight may take to finish before they are handed back */
+    GB_SHUTDOWN_GRACE_MS: withDefault(z.coerce.number().int().min(0).max(600_000), 20_000),
     GB_CHUNK_TOKENS: withDefault(z.coerce.number().int().min(32).max(8192), 512),
     GB_CHUNK_OVERLAP_TOKENS: withDefault(z.coerce.number().int().min(0).max(2048), 64),
     /** chunks extracted and summarised at once within one run */

@@ -10,7 +10,7 @@ import { ensureDefaultDataset } from "./datasets/datasets";
 import { createProvider, resolveStageOptions } from "./models/factory";
 import type { CallOptions, ModelProvider } from "./models/types";
 import { executeRememberRun } from "./remember/execute";
-import { createRememberManager, type RememberManager } from "./remember/manager";
+import { createRememberManager, type RememberManager, type StopReport } from "./remember/manager";
 
 /**
  * Everything a request needs, made once per process: the database (migrated, with the default
@@ -28,8 +28,12 @@ export interface App {
   readonly auth: Auth;
   /** per-key limits of remember and query calls */
   readonly rateLimits: RateLimits;
-  /** stops the worker (waiting for runs in progress) and closes the database */
-  close(): Promise<void>;
+  /**
+   * Stops the worker and closes the database. Without `graceMs` it waits for the runs in
+   * progress; with it (a shutdown: GB_SHUTDOWN_GRACE_MS), it waits that long and gives the runs
+   * still in flight back to the queue.
+   */
+  close(opts?: { graceMs?: number }): Promise<StopReport>;
 }
 
 export interface Health {
@@ -79,11 +83,17 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
       concurrency: env.GB_REMEMBER_CONCURRENCY,
       leaseMs: env.GB_REMEMBER_LEASE_MS,
       pollMs,
-      execute: (run) => executeRememberRun(app, run),
+      retry: { maxAttempts: env.GB_REMEMBER_MAX_ATTEMPTS, baseMs: env.GB_REMEMBER_RETRY_BASE_MS, maxMs: env.GB_REMEMBER_RETRY_MAX_MS },
+      // Postgres: other processes see at once when this one dies; PGlite: this process owns the
+      // data dir, so any run found started at start-up was left by a process that died
+      liveness: (key) => db.sessionLock(key),
+      sole: db.driver === "pglite",
+      execute: (run, signal) => executeRememberRun(app, run, signal),
     }),
-    close: async () => {
-      await app.remember.stop();
+    close: async (opts) => {
+      const report = await app.remember.stop(opts);
       await db.close();
+      return report;
     },
   };
   if (worker) app.remember.start();

@@ -1,3 +1,17 @@
+/** The longest error text a run log keeps. */
+export const MAX_ERROR = 4000;
+
+/**
+ * The message a run log keeps of an error: a database error's own words rather than its query
+ * wrapper's ("Failed query: insert into …" with its parameters, which may hold the user's text).
+ */
+export function errorText(e: unknown): string {
+  let err: unknown = e;
+  while (err instanceof Error && err.message.startsWith("Failed query:") && err.cause instanceof Error) err = err.cause;
+  const text = err instanceof Error ? err.message || err.name : String(err);
+  return text.slice(0, MAX_ERROR);
+}
+
 /**
  * The domain errors verbs throw. One adapter (api/errors.ts) maps them to tRPC and REST answers;
  * anything else is an internal error whose message never reaches a client.

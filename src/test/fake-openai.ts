@@ -46,8 +46,11 @@ export interface FakeOpenAI {
   /** replace the chat answer; a list starts again at its first value */
   setChat(answer: ChatAnswer): void;
   setEmbeddings(fn: EmbeddingFn): void;
-  /** every embeddings call answers this HTTP error status until set back to null */
-  setEmbeddingError(status: number | null): void;
+  /**
+   * Embeddings calls answer an HTTP error status until set back to null: a status for every call,
+   * or a function of the call's input texts (null = answer normally).
+   */
+  setEmbeddingError(status: number | null | ((texts: string[]) => number | null)): void;
   close(): Promise<void>;
 }
 
@@ -131,7 +134,7 @@ export async function startFakeOpenAI(
   let chat: ChatAnswer = handlers.chat ?? { content: "ok" };
   let embed: EmbeddingFn = handlers.embeddings ?? fakeEmbedding;
   let chatCalls = 0;
-  let embeddingError: number | null = null;
+  let embeddingError: number | null | ((texts: string[]) => number | null) = null;
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const wait = (ms: number): Promise<void> =>
@@ -166,11 +169,12 @@ export async function startFakeOpenAI(
     }
     if (req.method === "POST" && path === "/v1/embeddings") {
       if (handlers.embeddingDelayMs) await wait(handlers.embeddingDelayMs);
-      if (embeddingError !== null) {
-        return send(res, embeddingError, { error: { message: `fake embeddings error ${embeddingError}`, type: "server_error", code: null } });
-      }
       const input = json.input;
       const texts = Array.isArray(input) ? input.map(String) : [String(input ?? "")];
+      const failWith = typeof embeddingError === "function" ? embeddingError(texts) : embeddingError;
+      if (failWith !== null) {
+        return send(res, failWith, { error: { message: `fake embeddings error ${failWith}`, type: "server_error", code: null } });
+      }
       const dimensions = typeof json.dimensions === "number" ? json.dimensions : 8;
       const base64 = json.encoding_format === "base64";
       const data = texts.map((t, index) => {

@@ -51,6 +51,8 @@ export interface RecordTarget {
   /** CallOptions per stage: defaults, then env, then the request, already merged */
   stageOptions?: Readonly<Record<string, CallOptions>>;
   log?: (message: string, error: unknown) => void;
+  /** aborts the calls in flight (the run is being stopped); a call it aborted rejects with its reason */
+  signal?: AbortSignal;
 }
 
 export function recordedModels(provider: ModelProvider, target: RecordTarget): Models {
@@ -77,7 +79,11 @@ export function recordedModels(provider: ModelProvider, target: RecordTarget): M
     scope?.addInference(id);
   }
 
+  const control = target.signal ? { signal: target.signal } : undefined;
+
   async function call<T>(task: Task, explicit: CallOptions | undefined, fn: (o: CallOptions) => Promise<ModelResult<T>>): Promise<T> {
+    // a stopped run makes no new call
+    target.signal?.throwIfAborted();
     const stage = currentInferenceScope()?.stage;
     const opts: CallOptions = { ...(stage ? target.stageOptions?.[stage] : undefined), ...explicit };
     const started = performance.now();
@@ -108,6 +114,8 @@ export function recordedModels(provider: ModelProvider, target: RecordTarget): M
         latencyMs: Math.round(performance.now() - started),
         error: e instanceof Error ? e.message : String(e),
       });
+      // aborted by the run's signal: the run's reason (shutdown, lost lease), not the SDK's abort error
+      if (target.signal?.aborted) throw target.signal.reason;
       throw e;
     }
   }
@@ -116,12 +124,12 @@ export function recordedModels(provider: ModelProvider, target: RecordTarget): M
     provider: provider.name,
     embeddingDimensions: provider.embeddingDimensions,
     semanticEmbeddings: provider.semanticEmbeddings,
-    classifyComplexity: (input, o) => call("classify", o, (opts) => provider.classifyComplexity(input, opts)),
-    extractGraph: (input, o) => call("extract", o, (opts) => provider.extractGraph(input, opts)),
-    summarize: (input, o) => call("summarize", o, (opts) => provider.summarize(input, opts)),
-    resolveEdges: (input, o) => call("resolve", o, (opts) => provider.resolveEdges(input, opts)),
-    embed: (input, o) => call("embed", o, (opts) => provider.embed(input, opts)),
-    answer: (input, o) => call("answer", o, (opts) => provider.answer(input, opts)),
-    chat: (input, o) => call("chat", o, (opts) => provider.chat(input, opts)),
+    classifyComplexity: (input, o) => call("classify", o, (opts) => provider.classifyComplexity(input, opts, control)),
+    extractGraph: (input, o) => call("extract", o, (opts) => provider.extractGraph(input, opts, control)),
+    summarize: (input, o) => call("summarize", o, (opts) => provider.summarize(input, opts, control)),
+    resolveEdges: (input, o) => call("resolve", o, (opts) => provider.resolveEdges(input, opts, control)),
+    embed: (input, o) => call("embed", o, (opts) => provider.embed(input, opts, control)),
+    answer: (input, o) => call("answer", o, (opts) => provider.answer(input, opts, control)),
+    chat: (input, o) => call("chat", o, (opts) => provider.chat(input, opts, control)),
   };
 }

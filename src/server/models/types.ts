@@ -160,25 +160,28 @@ export type Task = "classify" | "extract" | "summarize" | "embed" | "answer" | "
 
 export interface ModelProvider {
   readonly name: ProviderName;
-  classifyComplexity(input: { text: string }, opts: CallOptions): Promise<ModelResult<Complexity>>;
+  classifyComplexity(input: { text: string }, opts: CallOptions, control?: CallControl): Promise<ModelResult<Complexity>>;
   extractGraph(
     /** speaker: who said the text (a chat turn), so that "I" and "my" can be resolved */
     input: { text: string; occurredAt?: string | null; speaker?: string | null },
     opts: CallOptions,
+    control?: CallControl,
   ): Promise<ModelResult<ExtractedGraph>>;
   /** `speaker`: who said the text (a chat turn); the summary names them */
-  summarize(input: { text: string; speaker?: string | null }, opts: CallOptions): Promise<ModelResult<Summary>>;
+  summarize(input: { text: string; speaker?: string | null }, opts: CallOptions, control?: CallControl): Promise<ModelResult<Summary>>;
   /** resolve_edges: which new entities are existing ones, which new facts repeat or contradict current ones */
-  resolveEdges(input: ResolveEdgesInput, opts: CallOptions): Promise<ModelResult<ResolveEdges>>;
+  resolveEdges(input: ResolveEdgesInput, opts: CallOptions, control?: CallControl): Promise<ModelResult<ResolveEdges>>;
   /** one vector per text, all of `dimensions` length, L2-normalised */
-  embed(input: { texts: string[] }, opts: CallOptions): Promise<ModelResult<number[][]>>;
+  embed(input: { texts: string[] }, opts: CallOptions, control?: CallControl): Promise<ModelResult<number[][]>>;
   answer(
     input: { question: string; context: ContextItem[] },
     opts: CallOptions,
+    control?: CallControl,
   ): Promise<ModelResult<Answer>>;
   chat(
     input: { messages: ChatMessage[]; tools?: ToolDef[] },
     opts: CallOptions,
+    control?: CallControl,
   ): Promise<ModelResult<ChatReply>>;
   readonly embeddingDimensions: number;
   /**
@@ -191,14 +194,23 @@ export interface ModelProvider {
 
 /**
  * A failed model call. Carries what was sent and, when there was one, what came back, so the
- * inference row of a failure is as useful as that of a success.
+ * inference row of a failure is as useful as that of a success. `transient`: an outage rather
+ * than a verdict (no connection, a timeout, 408/409/429/5xx, output cut off at its length
+ * limit), so the remember queue tries the run again later instead of failing it.
  */
 export class ModelError extends Error {
+  readonly transient: boolean;
   constructor(
     message: string,
-    readonly details: { model: string; request: unknown; response?: unknown; cause?: unknown },
+    readonly details: { model: string; request: unknown; response?: unknown; cause?: unknown; transient?: boolean },
   ) {
     super(message);
     this.name = "ModelError";
+    this.transient = details.transient ?? false;
   }
+}
+
+/** What a call may carry besides its options: a signal that aborts it (a run being stopped). */
+export interface CallControl {
+  signal?: AbortSignal;
 }

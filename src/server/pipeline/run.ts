@@ -7,6 +7,7 @@ import { StopSignal, type Observer, type RunOptions, type RunResult, type Stage,
  *   Each(items, steps):  for every item, run `steps` on it to the end before the next item;
  *                        then skip the group's stages that no item reached (no items, or Stop).
  *   Stage s:
+ *     if the run's signal is aborted → throw its reason (no stage is started after an abort)
  *     if an earlier stage returned Stop, or s.enabled(job) is false:
  *        skip(s) and its `also` stages — unless an earlier item already ran them — and go on
  *     start(s), start(also…)
@@ -42,6 +43,7 @@ class Runner {
   constructor(
     private readonly observer: Observer,
     private readonly log: (message: string, error: unknown) => void,
+    private readonly signal: AbortSignal | undefined,
   ) {}
 
   private async hook(name: keyof Observer, call: () => void | Promise<void>): Promise<void> {
@@ -83,6 +85,7 @@ class Runner {
   }
 
   private async stage(s: Stage<unknown>, job: unknown): Promise<void> {
+    this.signal?.throwIfAborted();
     if (this.stoppedBy !== null || (s.enabled !== undefined && !s.enabled(job))) {
       await this.skipUntouched([s]);
       return;
@@ -129,7 +132,7 @@ export async function run<J>(
   options: RunOptions = {},
 ): Promise<RunResult> {
   const log = options.log ?? ((message, error) => console.error(message, error));
-  const runner = new Runner(observer ?? noObserver, log);
+  const runner = new Runner(observer ?? noObserver, log, options.signal);
   // Stages are contravariant in J; the runner hands each step back the job it was given.
   await runner.steps(steps as readonly Step<unknown>[], job);
   return { stoppedBy: runner.stoppedBy };

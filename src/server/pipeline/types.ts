@@ -65,6 +65,11 @@ export interface Observer {
 export interface RunOptions {
   /** where observer failures go; default console.error */
   log?: (message: string, error: unknown) => void;
+  /**
+   * Stops the run between stages: once aborted, the next stage does not start and run() rejects
+   * with the signal's reason (a stage in progress ends when its own work sees the signal).
+   */
+  signal?: AbortSignal;
 }
 
 export interface RunResult {

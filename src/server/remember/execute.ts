@@ -4,23 +4,36 @@ import { run } from "../pipeline";
 import { attachRunLog } from "../runs/run-log";
 import type { App } from "../app";
 import { RememberJob } from "./job";
-import type { ClaimedRun } from "./manager";
+import { type ClaimedRun, LeaseLostError, TransientError } from "./manager";
 import { rememberPipeline } from "./pipeline";
 import { RunParams } from "./schemas";
 
-/** Runs a claimed remember run to its end: the pipeline under the run log, then finish. */
-export async function executeRememberRun(app: App, claimed: ClaimedRun): Promise<void> {
+/** The run's input, or why it cannot run (for good: no attempt would do better). */
+function parseParams(params: Record<string, unknown>): RunParams {
+  if ("purged" in params) throw new Error("the run's text was purged (subjects.purge) before it was stored");
+  const parsed = RunParams.safeParse(params);
+  if (!parsed.success) throw new Error(`the run's parameters are not valid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  return parsed.data;
+}
+
+/**
+ * Runs one attempt of a claimed remember run: resumes from what earlier attempts stored, runs
+ * the pipeline under the run log, and finishes it as succeeded. When the attempt does not
+ * succeed, it writes the stages' state and throws, and the manager ends the attempt (retry, fail,
+ * hand back) by what was thrown. `signal` stops the pipeline (shutdown, lost lease).
+ */
+export async function executeRememberRun(app: App, claimed: ClaimedRun, signal: AbortSignal): Promise<void> {
   const db = app.database.db;
   const log = attachRunLog(db, "remember", claimed);
-  let error: Error | null = null;
   try {
-    const params = RunParams.parse(claimed.params);
+    const params = parseParams(claimed.params);
     const models = recordedModels(app.provider, {
       db,
       datasetId: claimed.datasetId,
       runKind: "remember",
       runId: claimed.id,
       stageOptions: resolveStageOptions(app.stageOptions, params.options?.stages),
+      signal,
     });
     const job = new RememberJob(
       {
@@ -28,6 +41,7 @@ export async function executeRememberRun(app: App, claimed: ClaimedRun): Promise
         models,
         datasetId: claimed.datasetId,
         runId: claimed.id,
+        attempt: claimed.attempt,
         pgvector: app.database.vector,
         settings: {
           chunkTokens: app.env.GB_CHUNK_TOKENS,
@@ -38,9 +52,16 @@ export async function executeRememberRun(app: App, claimed: ClaimedRun): Promise
       },
       params,
     );
-    await run(rememberPipeline, job, log);
+    await job.resume();
+    await run(rememberPipeline, job, log, { signal });
   } catch (e) {
-    error = e instanceof Error ? e : new Error(String(e));
+    // the stages as they ended reach the row before the manager ends the attempt
+    await log.settle();
+    throw e;
   }
-  await log.finish(error);
+  const written = await log.finish(null);
+  if (written === "fenced") throw new LeaseLostError(`remember run ${claimed.id}: attempt ${claimed.attempt} no longer holds the run; its end is not recorded`);
+  // Everything is stored but the run log does not say so: the next attempt finds every chunk
+  // stored and finishes at once.
+  if (written === "failed") throw new TransientError(`remember run ${claimed.id}: its end could not be written to the run log`);
 }

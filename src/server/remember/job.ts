@@ -1,12 +1,16 @@
 import { randomUUID } from "node:crypto";
+import { and, eq } from "drizzle-orm";
 import pLimit, { type LimitFunction } from "p-limit";
+import { z } from "zod";
 import type { Db } from "../db/client";
+import { chunks as chunksTable, texts } from "../db/schema";
 import type { Models } from "../models/record";
 import type { Complexity, ExtractedGraph } from "../models/types";
 import { type Candidates, loadCandidates } from "./candidates";
 import { chunkText, countTokens } from "./chunk";
 import { nameKey, uniqueKeys } from "./normalize";
-import { keepOutput } from "../runs/outputs";
+import { keepOutput, readOutput } from "../runs/outputs";
+import { holdsRun, LeaseLostError } from "./manager";
 import { type Plan, resolvePlan } from "./resolve";
 import type { RunParams } from "./schemas";
 import { type StoreResult, storeChunk, storeSeries } from "./store";
@@ -14,13 +18,27 @@ import { type StoreResult, storeChunk, storeSeries } from "./store";
 /*
  * The state of one remember call and one method per stage (the list is in pipeline.ts). Stages
  * read what earlier ones left here and leave what later ones need; each keeps its output.
+ *
+ * A run may take several attempts (a crash, an outage, a shutdown): each resumes from what the
+ * earlier ones left. The text's id is the run's, chunk_text's output is the chunk plan (written,
+ * fenced, before any chunk is stored), and a chunk is stored with its store output in one
+ * transaction; so an attempt reads the plan and the chunks stored, and works on the rest only.
  */
+
+/** chunk_text's output: the plan every attempt of the run follows. */
+const ChunkPlan = z.object({
+  tokens: z.number(),
+  chunks: z.array(z.object({ index: z.number().int(), tokens: z.number().int(), content: z.string() })),
+});
+type ChunkPlan = z.infer<typeof ChunkPlan>;
 
 export interface RememberRunContext {
   db: Db;
   models: Models;
   datasetId: string;
   runId: string;
+  /** the claim's attempt number: only while it holds the run may the job write (the fencing token) */
+  attempt: number;
   pgvector: boolean;
   settings: { chunkTokens: number; overlapTokens: number; extractConcurrency: number };
   /** enrichment providers configured in this process (#8 brings them; none yet) */
@@ -40,6 +58,19 @@ export interface ChunkWork {
   plan: Plan | null;
   stored: StoreResult | null;
 }
+
+const newChunk = (index: number, content: string, tokenCount: number): ChunkWork => ({
+  index,
+  id: randomUUID(),
+  content,
+  tokenCount,
+  graph: null,
+  summary: null,
+  vectors: null,
+  candidates: null,
+  plan: null,
+  stored: null,
+});
 
 /** Starts `task` for this item and the next ones up to the bound, and awaits this item's. */
 class Lookahead<T> {
@@ -64,9 +95,15 @@ class Lookahead<T> {
 }
 
 export class RememberJob {
-  readonly textId = randomUUID();
+  /** the run's id, or the id an earlier attempt's text has (runs from before ids were the run's) */
+  textId: string;
   complexity: Complexity | null = null;
+  /** every chunk of the text */
   chunks: ChunkWork[] = [];
+  /** the chunks this attempt works on: those no earlier attempt stored */
+  pending: ChunkWork[] = [];
+  /** what earlier attempts left (resume()) */
+  private earlier: { plan: ChunkPlan | null; stored: Map<number, string> } = { plan: null, stored: new Map() };
   private readonly extractions: Lookahead<ExtractedGraph>;
   private readonly summaries: Lookahead<string>;
   private readonly embeddings: Lookahead<number[][]>;
@@ -76,18 +113,46 @@ export class RememberJob {
     readonly params: RunParams,
   ) {
     const { models, settings } = ctx;
+    this.textId = ctx.runId;
     const speaker = params.source?.speaker ?? null;
     // Extraction, summaries and embeddings of later chunks start while earlier ones are
     // awaited (bounded by GB_EXTRACT_CONCURRENCY): they do not depend on what earlier chunks
     // stored. Each promise is started inside its own stage, so its inferences are filed there.
+    // Indexed by place in `pending`, the items of the pipeline's Each.
     this.extractions = new Lookahead(settings.extractConcurrency, (i) =>
-      models.extractGraph({ text: this.chunks[i]!.content, occurredAt: params.occurredAt, speaker }),
+      models.extractGraph({ text: this.pending[i]!.content, occurredAt: params.occurredAt, speaker }),
     );
     this.summaries = new Lookahead(
       settings.extractConcurrency,
-      async (i) => (await models.summarize({ text: this.chunks[i]!.content, speaker })).summary,
+      async (i) => (await models.summarize({ text: this.pending[i]!.content, speaker })).summary,
     );
-    this.embeddings = new Lookahead(settings.extractConcurrency, (i) => models.embed({ texts: this.embeddingTexts(this.chunks[i]!) }));
+    this.embeddings = new Lookahead(settings.extractConcurrency, (i) => models.embed({ texts: this.embeddingTexts(this.pending[i]!) }));
+  }
+
+  private get fence() {
+    return { id: this.ctx.runId, datasetId: this.ctx.datasetId, attempt: this.ctx.attempt };
+  }
+
+  /** Reads what earlier attempts of this run left: the chunk plan and the chunks stored. */
+  async resume(): Promise<void> {
+    const { db, datasetId, runId } = this.ctx;
+    const [text] = await db
+      .select({ id: texts.id })
+      .from(texts)
+      .where(and(eq(texts.datasetId, datasetId), eq(texts.runId, runId)))
+      .limit(1);
+    this.textId = text?.id ?? runId;
+    const plan = ChunkPlan.safeParse(await readOutput(db, "remember", this.ctx, "chunk_text", 0));
+    const stored = await db
+      .select({ index: chunksTable.index, id: chunksTable.id })
+      .from(chunksTable)
+      .where(and(eq(chunksTable.datasetId, datasetId), eq(chunksTable.textId, this.textId)));
+    this.earlier = { plan: plan.success ? plan.data : null, stored: new Map(stored.map((c) => [c.index, c.id])) };
+  }
+
+  /** An earlier attempt chunked the text: this one follows its plan (classify_complexity is not asked again). */
+  resumed(): boolean {
+    return this.earlier.plan !== null;
   }
 
   private keep(stage: string, index: number, output: unknown): Promise<void> {
@@ -104,6 +169,15 @@ export class RememberJob {
   }
 
   async chunkText(): Promise<void> {
+    const { plan, stored } = this.earlier;
+    if (plan) {
+      this.chunks = plan.chunks.map((c) => newChunk(c.index, c.content, c.tokens));
+      for (const c of this.chunks) c.id = stored.get(c.index) ?? c.id;
+      this.pending = this.chunks.filter((c) => !stored.has(c.index));
+      const resumed = { attempt: this.ctx.attempt, storedBefore: [...stored.keys()].sort((a, b) => a - b) };
+      await this.keepPlan({ ...plan, resumed });
+      return;
+    }
     const { chunkTokens, overlapTokens } = this.ctx.settings;
     const text = this.params.text.trim();
     const tokens = countTokens(text);
@@ -111,28 +185,35 @@ export class RememberJob {
     // is not handed more than it can take.
     const whole = this.complexity?.chunk === false && tokens <= chunkTokens * 2;
     const pieces = whole ? [{ content: text, tokenCount: tokens }] : chunkText(text, { maxTokens: chunkTokens, overlapTokens });
-    this.chunks = pieces.map((p, index) => ({
-      index,
-      id: randomUUID(),
-      content: p.content,
-      tokenCount: p.tokenCount,
-      graph: null,
-      summary: null,
-      vectors: null,
-      candidates: null,
-      plan: null,
-      stored: null,
-    }));
-    await this.keep("chunk_text", 0, { tokens, chunks: this.chunks.map((c) => ({ index: c.index, tokens: c.tokenCount, content: c.content })) });
+    this.chunks = pieces.map((p, index) => newChunk(index, p.content, p.tokenCount));
+    // chunks stored by an attempt that died before its plan was kept (runs of an older version)
+    for (const c of this.chunks) c.id = stored.get(c.index) ?? c.id;
+    this.pending = this.chunks.filter((c) => !stored.has(c.index));
+    await this.keepPlan({ tokens, chunks: this.chunks.map((c) => ({ index: c.index, tokens: c.tokenCount, content: c.content })) });
   }
 
-  async extractGraph(chunk: ChunkWork): Promise<void> {
-    chunk.graph = await this.extractions.get(chunk.index, this.chunks.length);
+  /**
+   * The plan is what later attempts follow, so it is written only while this attempt holds the
+   * run: a process that lost the run cannot replace the plan that the chunks stored follow.
+   */
+  private async keepPlan(plan: ChunkPlan & { resumed?: unknown }): Promise<void> {
+    await this.ctx.db.transaction(async (tx) => {
+      if (!(await holdsRun(tx as unknown as Db, this.fence))) throw this.lost();
+      await keepOutput(tx as unknown as Db, "remember", this.ctx, "chunk_text", 0, plan);
+    });
+  }
+
+  private lost(): LeaseLostError {
+    return new LeaseLostError(`remember run ${this.ctx.runId}: attempt ${this.ctx.attempt} no longer holds the run; nothing more is written`);
+  }
+
+  async extractGraph(chunk: ChunkWork, position: number): Promise<void> {
+    chunk.graph = await this.extractions.get(position, this.pending.length);
     await this.keep("extract_graph", chunk.index, chunk.graph);
   }
 
-  async summarizeChunk(chunk: ChunkWork): Promise<void> {
-    chunk.summary = await this.summaries.get(chunk.index, this.chunks.length);
+  async summarizeChunk(chunk: ChunkWork, position: number): Promise<void> {
+    chunk.summary = await this.summaries.get(position, this.pending.length);
     await this.keep("summarize_chunk", chunk.index, { summary: chunk.summary });
   }
 
@@ -141,9 +222,9 @@ export class RememberJob {
     return [chunk.content, ...g.entities.map((e) => e.name), ...g.facts.map((f) => f.sentence)];
   }
 
-  async loadCandidates(chunk: ChunkWork): Promise<void> {
+  async loadCandidates(chunk: ChunkWork, position: number): Promise<void> {
     const graph = chunk.graph ?? { entities: [], facts: [] };
-    chunk.vectors = await this.embeddings.get(chunk.index, this.chunks.length);
+    chunk.vectors = await this.embeddings.get(position, this.pending.length);
     const keys = uniqueKeys(graph.entities.flatMap((e) => [e.name, ...e.aliases]));
     // embedding neighbours only where embeddings mean something beyond the words (not builtin's)
     const vectors = this.ctx.models.semanticEmbeddings
@@ -199,6 +280,7 @@ export class RememberJob {
     chunk.stored = await storeChunk(this.ctx.db, {
       datasetId: this.ctx.datasetId,
       runId: this.ctx.runId,
+      attempt: this.ctx.attempt,
       text: {
         id: this.textId,
         content: this.params.text,
@@ -219,11 +301,10 @@ export class RememberJob {
       vectors,
       linkSeries: this.seriesWithStore(),
     });
-    await this.keep("store", chunk.index, chunk.stored);
   }
 
   async storeSeries(): Promise<void> {
-    const position = await storeSeries(this.ctx.db, this.ctx.datasetId, this.textId, this.params.series!);
+    const position = await storeSeries(this.ctx.db, this.fence, this.textId, this.params.series!);
     await this.keep("store_series", 0, { series: this.params.series, position });
   }
 

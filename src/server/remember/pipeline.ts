@@ -13,7 +13,7 @@ const notYet = (name: string) => () => {
  * earlier chunks stored (and, with enrichment, for the observations it writes).
  */
 export const reconcileSteps: readonly Step<ChunkItem>[] = [
-  stage<ChunkItem>({ name: "load_candidates", run: ({ job, item }) => job.loadCandidates(item) }),
+  stage<ChunkItem>({ name: "load_candidates", run: ({ job, item, index }) => job.loadCandidates(item, index) }),
   stage<ChunkItem>({ name: "resolve_edges", run: ({ job, item }) => job.resolveEdges(item) }),
   stage<ChunkItem>({
     name: "store",
@@ -27,15 +27,17 @@ export const reconcileSteps: readonly Step<ChunkItem>[] = [
 export const rememberPipeline: readonly Step<RememberJob>[] = [
   // simple or complex; this run's model defaults and whether to chunk. Advisory: a classifier
   // that fails must not lose the text; without its answer the text is chunked as usual
-  stage({ name: "classify_complexity", policy: "advisory", run: (job) => job.classifyComplexity() }),
+  // (not asked again when an earlier attempt of the run chunked the text: its plan is followed)
+  stage({ name: "classify_complexity", policy: "advisory", enabled: (job) => !job.resumed(), run: (job) => job.classifyComplexity() }),
   stage({ name: "chunk_text", run: (job) => job.chunkText() }),
-  // per chunk: entities and facts, and a summary (later chunks start early, bounded)
-  each((job) => job.chunks, [
-    stage<ChunkItem>({ name: "extract_graph", run: ({ job, item }) => job.extractGraph(item) }),
-    stage<ChunkItem>({ name: "summarize_chunk", run: ({ job, item }) => job.summarizeChunk(item) }),
+  // per chunk not stored by an earlier attempt: entities and facts, and a summary (later chunks
+  // start early, bounded)
+  each((job) => job.pending, [
+    stage<ChunkItem>({ name: "extract_graph", run: ({ job, item, index }) => job.extractGraph(item, index) }),
+    stage<ChunkItem>({ name: "summarize_chunk", run: ({ job, item, index }) => job.summarizeChunk(item, index) }),
   ]),
   // per chunk, in order: reconcile with the graph and store
-  each((job) => job.chunks, reconcileSteps),
+  each((job) => job.pending, reconcileSteps),
   // a text of several chunks joins its series once every chunk is stored
   stage({ name: "store_series", enabled: (job) => job.seriesAlone(), run: (job) => job.storeSeries() }),
   // enrichment: advisory, and off unless asked for and configured

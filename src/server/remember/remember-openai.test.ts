@@ -121,6 +121,55 @@ describeEachDriver(
       expect(flagged.items.map((x) => x.id)).toEqual([r.rememberRunId]);
     });
 
+    it("a model outage is weather: the run is queued again with a backoff and succeeds when the model is back, stored once", async () => {
+      let down = true;
+      reset({ graph: () => (down ? { status: 503, body: { error: { message: "overloaded (fake)", type: "server_error" } } } : { content: graph }) });
+      const { app } = ctx();
+      const ds = await freshDataset(app);
+      const api = callerFor(app);
+      const { rememberRunId: id } = await api.remember.submit({ dataset: ds.name, text: "Alice lives in Paris." });
+      // two failed attempts, each queued again
+      for (let i = 0; i < 400; i++) {
+        const run = await api.remember.get({ id });
+        if (run.attempts.length >= 2) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      const waiting = await api.remember.get({ id });
+      expect(waiting.status).not.toBe("failed");
+      expect(waiting.attempts.slice(0, 2)).toMatchObject([
+        { attempt: 1, kind: "transient", error: expect.stringMatching(/HTTP 503/) },
+        { attempt: 2, kind: "transient", error: expect.stringMatching(/HTTP 503/) },
+      ]);
+      down = false;
+      expect(await app.remember.waitFor(id, 20_000)).toEqual({ status: "succeeded", error: null });
+      const run = await api.remember.get({ id });
+      expect(run.attempt).toBe(run.attempts.length + 1);
+      expect(run.stages.find((s) => s.name === "extract_graph")?.status).toBe("succeeded");
+      expect(await app.database.db.select().from(facts).where(eq(facts.datasetId, ds.id))).toHaveLength(1);
+    });
+
+    it("output cut off at its length limit is retried, not failed", async () => {
+      reset({ graph: (n) => (n === 1 ? { content: '{"entities": [{"name": "Ali', finishReason: "length" } : { content: graph }) });
+      const { app } = ctx();
+      const ds = await freshDataset(app);
+      const r = await callerFor(app).remember.submit({ dataset: ds.name, text: "Alice lives in Paris.", wait: true });
+      expect(r.status).toBe("succeeded");
+      const run = await callerFor(app).remember.get({ id: r.rememberRunId });
+      expect(run.attempts).toMatchObject([{ attempt: 1, kind: "transient", error: expect.stringMatching(/cut off at its length limit/) }]);
+    });
+
+    it("a permanent model error (HTTP 400) fails the run at once", async () => {
+      reset({ graph: () => ({ status: 400, body: { error: { message: "context length exceeded (fake)", type: "invalid_request_error" } } }) });
+      const { app } = ctx();
+      const ds = await freshDataset(app);
+      const r = await callerFor(app).remember.submit({ dataset: ds.name, text: "Alice lives in Paris.", wait: true });
+      expect(r.status).toBe("failed");
+      expect(r.error).toMatch(/HTTP 400.*context length exceeded/);
+      const run = await callerFor(app).remember.get({ id: r.rememberRunId });
+      expect(run).toMatchObject({ attempt: 1, attempts: [{ attempt: 1, kind: "permanent" }] });
+      expect(calls.graph).toBe(1);
+    });
+
     it("fails the stage with a clear error on a malformed answer, leaving nothing stored and no stage started", async () => {
       reset({ graph: () => "this is not JSON" });
       const { app } = ctx();
@@ -138,5 +187,15 @@ describeEachDriver(
       expect(await app.database.db.select().from(entities).where(eq(entities.datasetId, ds.id))).toEqual([]);
     });
   },
-  { env: () => ({ GB_MODELS: "openai", OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: fake.url, GB_MODEL_MAX_RETRIES: "2", GB_MODEL_TIMEOUT_MS: "5000" }) },
+  {
+    env: () => ({
+      GB_MODELS: "openai",
+      OPENAI_API_KEY: "sk-test",
+      OPENAI_BASE_URL: fake.url,
+      GB_MODEL_MAX_RETRIES: "2",
+      GB_MODEL_TIMEOUT_MS: "5000",
+      GB_REMEMBER_RETRY_BASE_MS: "50",
+      GB_REMEMBER_RETRY_MAX_MS: "200",
+    }),
+  },
 );

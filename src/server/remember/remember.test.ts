@@ -7,6 +7,9 @@ import type { App } from "../app";
 import { chunks, entities, facts, texts } from "../db/schema";
 import { names } from "../pipeline";
 import { rememberPipeline } from "./pipeline";
+import { storeChunk } from "./store";
+import { createQueuedRun } from "../runs/run-log";
+import { randomUUID } from "node:crypto";
 
 describe("the remember pipeline", () => {
   it("has exactly the stages of its run log, in order (TestPipelineStagesAreTheRunLogs)", () => {
@@ -237,6 +240,154 @@ describeEachDriver("remember", (ctx) => {
       await db.execute(sql.raw(`DROP TRIGGER ${fn} ON gb_facts`));
       await db.execute(sql.raw(`DROP FUNCTION ${fn}()`));
     }
+  });
+
+  it("resumes a run from the chunks an earlier attempt stored: each chunk stored once, the plan followed", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const db = app.database.db;
+    const api = callerFor(app);
+    // several chunks of GB_CHUNK_TOKENS (512) tokens
+    const people = ["Alice Moreau", "Bruno Petit", "Chloe Garnier", "Denis Roche"];
+    const towns = ["Lyon", "Nantes", "Lille", "Dijon"];
+    const paragraph = (k: number) => Array.from({ length: 38 }, (_, i) => `${people[k]} visited ${towns[(k + i) % 4]} on day ${i + 1} of the trip.`).join(" ");
+    const text = people.map((_, k) => paragraph(k)).join("\n\n");
+    // chunk 2's store fails like a database in trouble (serialization failure, SQLSTATE 40001)
+    const fn = `gb_test_busy_${ds.id.replaceAll("-", "")}`;
+    await db.execute(sql.raw(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'database busy (test)' USING ERRCODE = '40001'; END $$`));
+    await db.execute(sql.raw(`CREATE TRIGGER ${fn} BEFORE INSERT ON gb_chunks FOR EACH ROW WHEN (NEW.dataset_id = '${ds.id}' AND NEW.idx = 2) EXECUTE FUNCTION ${fn}()`));
+    let dropped = false;
+    const drop = async () => {
+      if (dropped) return;
+      dropped = true;
+      await db.execute(sql.raw(`DROP TRIGGER ${fn} ON gb_chunks`));
+      await db.execute(sql.raw(`DROP FUNCTION ${fn}()`));
+    };
+    try {
+      const { rememberRunId: id } = await api.remember.submit({ dataset: ds.name, text });
+      const firstAttempt = async () => {
+        const run = await api.remember.get({ id });
+        return run.attempts.length === 1 && run.status === "queued" ? run : undefined;
+      };
+      const deadline = Date.now() + 20_000;
+      let waiting = await firstAttempt();
+      while (!waiting && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+        waiting = await firstAttempt();
+      }
+      await drop();
+      // the attempt ended transient, queued again with a backoff; chunks 0 and 1 are stored
+      expect(waiting?.attempts[0]).toMatchObject({ attempt: 1, kind: "transient", error: "database busy (test)" });
+      expect(waiting?.retryAt).toBeInstanceOf(Date);
+      const stored = await db.select({ idx: chunks.index, id: chunks.id }).from(chunks).where(eq(chunks.datasetId, ds.id));
+      expect(stored.map((c) => c.idx).sort()).toEqual([0, 1]);
+
+      expect(await app.remember.waitFor(id, 30_000)).toEqual({ status: "succeeded", error: null });
+      const outputs = await api.runs.remember.outputs({ id });
+      const plan = outputs.find((o) => o.stage === "chunk_text")?.output as { chunks: unknown[]; resumed?: { attempt: number; storedBefore: number[] } };
+      const n = plan.chunks.length;
+      expect(n).toBeGreaterThanOrEqual(4);
+      const every = Array.from({ length: n }, (_, i) => i);
+      const all = await db.select({ idx: chunks.index, id: chunks.id, textId: chunks.textId }).from(chunks).where(eq(chunks.datasetId, ds.id));
+      expect(all.map((c) => c.idx).sort((a, b) => a - b)).toEqual(every);
+      // chunks 0 and 1 are the first attempt's rows, untouched; one text, whose id is the run's
+      for (const c of stored) expect(all.find((x) => x.idx === c.idx)?.id).toBe(c.id);
+      expect(new Set(all.map((c) => c.textId))).toEqual(new Set([id]));
+      expect(await counts(app, ds.id)).toMatchObject({ chunks: n, texts: 1 });
+      // the second attempt followed the first's plan and worked on the chunks after 0 and 1 only
+      expect(plan.resumed).toEqual({ attempt: 2, storedBefore: [0, 1] });
+      expect(outputs.filter((o) => o.stage === "store").map((o) => o.itemIndex)).toEqual(every);
+      expect(outputs.filter((o) => o.stage === "extract_graph").map((o) => o.itemIndex)).toEqual(every);
+      const run = await api.remember.get({ id });
+      expect(run).toMatchObject({ status: "succeeded", attempt: 2, progress: { chunksDone: n, chunksTotal: n } });
+      expect(run.attempts).toHaveLength(1);
+      expect(run.stages.find((s) => s.name === "classify_complexity")?.status).toBe("skipped");
+      // every person's facts once: four subjects, none doubled
+      const byPerson = await db
+        .select({ name: entities.name, n: count() })
+        .from(facts)
+        .innerJoin(entities, and(eq(entities.datasetId, facts.datasetId), eq(entities.id, facts.subjectId)))
+        .where(and(eq(facts.datasetId, ds.id), isNull(facts.expiredAt)))
+        .groupBy(entities.name);
+      expect(byPerson.map((r) => r.name).sort()).toEqual([...people].sort());
+    } finally {
+      await drop();
+    }
+  });
+
+  it("store is fenced: an attempt that no longer holds its run stores nothing", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const db = app.database.db;
+    const runId = await createQueuedRun(db, "remember", { datasetId: ds.id, userId: null, params: {} });
+    // attempt 2 holds the run now (attempt 1's process was taken for dead)
+    await db.execute(sql`UPDATE gb_remember_runs SET status = 'started', attempts = 2 WHERE id = ${runId}`);
+    const input = (attempt: number) => ({
+      datasetId: ds.id,
+      runId,
+      attempt,
+      text: { id: runId, content: "Alice lives in Paris.", userId: null, source: {}, seriesKey: null, occurredAt: null },
+      chunk: { id: randomUUID(), index: 0, content: "Alice lives in Paris.", summary: "", tokenCount: 5, embedding: null },
+      plan: { entities: [], facts: [], duplicates: [], invalidations: [], asked: null },
+      vectors: new Map<string, number[]>(),
+      linkSeries: false,
+    });
+    const stale = await storeChunk(db, input(1)).catch((e: unknown) => e);
+    expect(stale).toMatchObject({ name: "LeaseLostError" });
+    expect(await counts(app, ds.id)).toMatchObject({ chunks: 0, texts: 0 });
+    expect((await storeChunk(db, input(2))).factsCreated).toBe(0);
+    expect(await counts(app, ds.id)).toMatchObject({ chunks: 1, texts: 1 });
+    // a run that ended is nobody's to write
+    await db.execute(sql`UPDATE gb_remember_runs SET status = 'succeeded' WHERE id = ${runId}`);
+    expect(await storeChunk(db, { ...input(2), chunk: { ...input(2).chunk, id: randomUUID(), index: 1 } }).catch((e: unknown) => e)).toMatchObject({
+      name: "LeaseLostError",
+    });
+  });
+
+  it("idempotencyKey: the same key in a dataset is the same run, whatever its state; another request under it is a CONFLICT", async () => {
+    const { app } = ctx();
+    const [ds, other] = [await freshDataset(app), await freshDataset(app)];
+    const api = callerFor(app);
+    const first = await api.remember.submit({ dataset: ds.name, text: "Yann lives in Brest.", idempotencyKey: "msg-1" });
+    expect(first).toMatchObject({ status: "queued", replayed: false });
+    const again = await api.remember.submit({ dataset: ds.name, text: "Yann lives in Brest.", idempotencyKey: "msg-1", wait: true });
+    expect(again).toMatchObject({ rememberRunId: first.rememberRunId, status: "succeeded", replayed: true });
+    // after it ended, still the same run, and nothing new is stored
+    const later = await api.remember.submit({ dataset: ds.name, text: "Yann lives in Brest.", idempotencyKey: "msg-1" });
+    expect(later).toMatchObject({ rememberRunId: first.rememberRunId, status: "succeeded", replayed: true });
+    expect(await counts(app, ds.id)).toMatchObject({ texts: 1, chunks: 1 });
+    // another text under the key: refused, nothing queued
+    const clash = await rejection(api.remember.submit({ dataset: ds.name, text: "Yann lives in Paris.", idempotencyKey: "msg-1" }));
+    expect(clash).toMatchObject({ code: "CONFLICT" });
+    expect(clash.message).toMatch(/^idempotencyKey: already used in dataset .* for another request \(remember run [0-9a-f-]{36}\)$/);
+    // the same key in another dataset is another run
+    const elsewhere = await api.remember.submit({ dataset: other.name, text: "Yann lives in Brest.", idempotencyKey: "msg-1" });
+    expect(elsewhere.rememberRunId).not.toBe(first.rememberRunId);
+    expect((await api.runs.remember.list({ dataset: ds.name })).items).toHaveLength(1);
+  });
+
+  it("idempotencyKey: concurrent submits with one key make one run", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const api = callerFor(app);
+    const all = await Promise.all(Array.from({ length: 8 }, () => api.remember.submit({ dataset: ds.name, text: "Vera lives in Metz.", idempotencyKey: "burst" })));
+    expect(new Set(all.map((r) => r.rememberRunId)).size).toBe(1);
+    expect(all.filter((r) => !r.replayed)).toHaveLength(1);
+    await app.remember.waitFor(all[0]!.rememberRunId, 20_000);
+    expect(await counts(app, ds.id)).toMatchObject({ texts: 1 });
+  });
+
+  it("idempotencyKey: bad keys are BAD_REQUEST with the field", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const api = callerFor(app);
+    for (const key of ["", "x".repeat(201), "a\u0000b", "line\nbreak", "\ud800"]) {
+      expect(await rejection(api.remember.submit({ dataset: ds.name, text: "Ugo lives in Pau.", idempotencyKey: key }))).toMatchObject({
+        code: "BAD_REQUEST",
+        field: "idempotencyKey",
+      });
+    }
+    expect((await api.runs.remember.list({ dataset: ds.name })).items).toHaveLength(0);
   });
 
   it("explores the graph: search, an entity's facts, its neighbourhood", async () => {

@@ -41,14 +41,25 @@ export const RememberInput = z
     /** when what the text says happened; relative dates in it are read against this */
     occurredAt: Instant.optional(),
     options: RememberOptions.optional(),
+    /**
+     * The client's key for this text (a UUID, a message id …): submitting the same key to the
+     * same dataset again returns the same run, whatever its state, and stores nothing twice. A
+     * client that retries after a lost answer sends the key it sent the first time.
+     */
+    idempotencyKey: z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/^[^\p{Cc}\p{Cs}]+$/u, "must not contain control characters")
+      .optional(),
     /** return when the run has ended instead of at once */
     wait: z.boolean().optional(),
   })
   .strict();
 export type RememberInput = z.infer<typeof RememberInput>;
 
-/** What a run keeps in its params: the input as JSON, without `wait`. */
-export const RunParams = RememberInput.omit({ wait: true, occurredAt: true }).extend({
+/** What a run keeps in its params: the input as JSON, without `wait` and the key (a column of its own). */
+export const RunParams = RememberInput.omit({ wait: true, occurredAt: true, idempotencyKey: true }).extend({
   occurredAt: z.string().nullable(),
 });
 export type RunParams = z.infer<typeof RunParams>;

@@ -1,17 +1,23 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { chunks, entities, facts, mentions, texts, type TextSource } from "../db/schema";
+import { keepOutput } from "../runs/outputs";
+import { holdsRun, LeaseLostError } from "./manager";
 import { nameKey } from "./normalize";
 import type { Plan } from "./resolve";
 
 /*
- * store: one transaction per chunk (text, chunk, entities, facts, invalidations, provenance, and
- * the series link for a one-chunk text). If it fails, nothing of the chunk is stored.
+ * store: one transaction per chunk (text, chunk, entities, facts, invalidations, provenance, the
+ * series link for a one-chunk text, and the stage's output, which records the chunk as done). If
+ * it fails, nothing of the chunk is stored. It first checks, and locks, that this attempt still
+ * holds the run (the fencing check): a process that lost the run can never store a chunk.
  */
 
 export interface StoreInput {
   datasetId: string;
   runId: string;
+  /** the attempt that holds the run */
+  attempt: number;
   text: { id: string; content: string; userId: string | null; source: TextSource; seriesKey: string | null; occurredAt: Date | null };
   chunk: { id: string; index: number; content: string; summary: string; tokenCount: number; embedding: number[] | null };
   plan: Plan;
@@ -30,6 +36,9 @@ export interface StoreResult {
 }
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+const lost = (run: { id: string; attempt: number }) =>
+  new LeaseLostError(`remember run ${run.id}: attempt ${run.attempt} no longer holds the run; the chunk is not stored`);
 
 async function linkSeries(tx: Tx, datasetId: string, textId: string, seriesKey: string): Promise<number> {
   const [row] = await tx
@@ -57,7 +66,9 @@ async function countTerms(tx: Tx, datasetId: string, chunkId: string): Promise<v
 export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult> {
   const { datasetId, runId, plan } = input;
   const now = new Date();
+  const run = { id: runId, datasetId, attempt: input.attempt };
   return db.transaction(async (tx) => {
+    if (!(await holdsRun(tx as unknown as Db, run))) throw lost(run);
     await tx
       .insert(texts)
       .values({
@@ -142,7 +153,7 @@ export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult
 
     const seriesPosition =
       input.linkSeries && input.text.seriesKey ? await linkSeries(tx, datasetId, input.text.id, input.text.seriesKey) : null;
-    return {
+    const result: StoreResult = {
       entitiesCreated: created.length,
       entitiesUpdated: grown.length,
       factsCreated: plan.facts.length,
@@ -150,10 +161,23 @@ export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult
       duplicates: plan.duplicates.length,
       seriesPosition,
     };
+    // the chunk's record of being done, with the chunk: a later attempt resumes after it
+    await keepOutput(tx as unknown as Db, "remember", { datasetId, runId }, "store", input.chunk.index, result);
+    return result;
   });
 }
 
-/** store_series for a text of several chunks: its own transaction, after every chunk is stored. */
-export async function storeSeries(db: Db, datasetId: string, textId: string, seriesKey: string): Promise<number> {
-  return db.transaction((tx) => linkSeries(tx, datasetId, textId, seriesKey));
+/**
+ * store_series for a text of several chunks: its own transaction, after every chunk is stored.
+ * Idempotent (a text already placed keeps its place), and fenced like store.
+ */
+export async function storeSeries(db: Db, run: { id: string; datasetId: string; attempt: number }, textId: string, seriesKey: string): Promise<number> {
+  return db.transaction(async (tx) => {
+    if (!(await holdsRun(tx as unknown as Db, run))) throw lost(run);
+    const placed = await tx
+      .select({ position: texts.seriesPosition })
+      .from(texts)
+      .where(and(eq(texts.datasetId, run.datasetId), eq(texts.id, textId)));
+    return placed[0]?.position ?? (await linkSeries(tx, run.datasetId, textId, seriesKey));
+  });
 }

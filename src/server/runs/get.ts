@@ -21,7 +21,12 @@ export async function getRun({ db, scope, kind, id }: { db: Db; scope: Scope; ki
     stages: stageViews(row, stages),
     // the remember log is also its queue: how far a run has come, or how long it has to wait
     progress: kind === "remember" ? await rememberProgress(db, row as RememberRunRow) : null,
+    ...(kind === "remember" ? queueState(row as RememberRunRow) : { attempt: 1, attempts: [], retryAt: null, idempotencyKey: null }),
   };
+}
+
+function queueState(row: RememberRunRow) {
+  return { attempt: row.attempts, attempts: row.attemptErrors, retryAt: row.retryAt, idempotencyKey: row.idempotencyKey };
 }
 
 export type InferenceDetail = typeof inferences.$inferSelect & { dataset: string };

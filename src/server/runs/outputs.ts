@@ -26,6 +26,17 @@ export async function keepOutput(
     });
 }
 
+/** What a stage kept for one item, or undefined when it kept nothing. */
+export async function readOutput(db: Db, kind: RunKind, at: { datasetId: string; runId: string }, stage: string, itemIndex: number): Promise<unknown> {
+  const t = outputTables[kind];
+  const [row] = await db
+    .select({ output: t.output })
+    .from(t)
+    .where(and(eq(t.datasetId, at.datasetId), eq(t.runId, at.runId), eq(t.stage, stage), eq(t.itemIndex, itemIndex)))
+    .limit(1);
+  return row?.output;
+}
+
 export interface StageOutput {
   stage: string;
   itemIndex: number;

@@ -3,6 +3,8 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Observer } from "../pipeline";
 import type { RunKind, RunStatus, StageStatus } from "../../lib/stages";
 import type { Db } from "../db/client";
+import { errorText } from "../errors";
+import { rememberRuns } from "../db/schema";
 import { runLogs } from "./tables";
 
 /*
@@ -11,11 +13,19 @@ import { runLogs } from "./tables";
  * order, and a write that fails is logged and never fails the call.
  */
 
+/**
+ * How the last write of a run log went: written; fenced (the row is no longer this log's to write:
+ * the run ended, or another attempt holds it); or failed (the database refused or was away).
+ */
+export type WriteResult = "written" | "fenced" | "failed";
+
 export interface RunLog extends Observer {
   /** the run's id; null for the null log */
   readonly id: string | null;
-  /** closes the run: succeeded, or failed with the error. Never throws. */
-  finish(error: Error | null): Promise<void>;
+  /** closes the run: succeeded, or failed with the error. Never throws; says how its write went. */
+  finish(error: Error | null): Promise<WriteResult>;
+  /** waits until every change so far is written (or failed); says how the last write went */
+  settle(): Promise<WriteResult>;
 }
 
 export interface RunLogInit {
@@ -34,17 +44,6 @@ interface StageState {
 
 type Log = (message: string, error: unknown) => void;
 const defaultLog: Log = (message, error) => console.error(message, error);
-const MAX_ERROR = 4000;
-/**
- * The message a run log keeps: a database error's own words rather than its query wrapper's
- * ("Failed query: insert into …" with its parameters, which may hold the user's text).
- */
-function message(e: Error): string {
-  let err: unknown = e;
-  while (err instanceof Error && err.message.startsWith("Failed query:") && err.cause instanceof Error) err = err.cause;
-  const text = err instanceof Error ? err.message || err.name : String(err);
-  return text.slice(0, MAX_ERROR);
-}
 
 /** A run log that does nothing (a call made without one). */
 export const nullRunLog: RunLog = {
@@ -53,7 +52,8 @@ export const nullRunLog: RunLog = {
   done() {},
   skip() {},
   addInference() {},
-  finish: async () => {},
+  finish: async () => "written",
+  settle: async () => "written",
 };
 
 /*
@@ -64,6 +64,9 @@ export const nullRunLog: RunLog = {
  */
 function prepareWrite(db: Db, kind: RunKind) {
   const { table, stages } = runLogs[kind];
+  // A remember run is written only by the attempt that holds it (its claim's attempt number, the
+  // fencing token): a process that lost its lease cannot overwrite the next attempt's stages.
+  const fence = kind === "remember" ? eq(rememberRuns.attempts, sql.placeholder("attempt")) : undefined;
   // Casts in SQL rather than column encoders: drizzle's timestamp encoder does not take null
   // through a placeholder.
   const text = (name: string) => sql.placeholder(name);
@@ -83,7 +86,8 @@ function prepareWrite(db: Db, kind: RunKind) {
       .set(set as never)
       // Only a started run is written: once finished, or marked abandoned by the remember
       // manager, no late write of a process that lost its lease can bring it back.
-      .where(and(eq(table.datasetId, sql.placeholder("datasetId")), eq(table.id, sql.placeholder("id")), eq(table.status, "started")))
+      .where(and(eq(table.datasetId, sql.placeholder("datasetId")), eq(table.id, sql.placeholder("id")), eq(table.status, "started"), fence))
+      .returning({ id: table.id })
       .prepare(`gb_${kind}_runs_write`)
   );
 }
@@ -106,8 +110,9 @@ class TableRunLog implements RunLog {
   private error: string | null = null;
   private finishedAt: Date | null = null;
   /** the write in flight, if any, and whether state changed since it began */
-  private inFlight: Promise<void> | null = null;
+  private inFlight: Promise<WriteResult> | null = null;
   private dirty = false;
+  private last: WriteResult = "written";
 
   constructor(
     private readonly db: Db,
@@ -117,6 +122,8 @@ class TableRunLog implements RunLog {
     private readonly log: Log,
     /** wait for each start's write before the stage runs (else it is queued, in order) */
     private readonly awaitWrites = true,
+    /** remember: the attempt that holds the run (see prepareWrite) */
+    private readonly attempt = 0,
   ) {
     for (const s of runLogs[kind].stages) {
       this.stages.set(s.name, { status: "not_started", error: null, startedAt: null, finishedAt: null, inferenceIds: [] });
@@ -127,6 +134,7 @@ class TableRunLog implements RunLog {
     const v: Record<string, unknown> = {
       id: this.id,
       datasetId: this.datasetId,
+      attempt: this.attempt,
       status: this.status,
       error: this.error,
       finishedAt: iso(this.finishedAt),
@@ -144,20 +152,28 @@ class TableRunLog implements RunLog {
   }
 
   /** Writes the state; resolves once a write that includes every change so far is done. Never rejects. */
-  private flush(): Promise<void> {
+  private flush(): Promise<WriteResult> {
     this.dirty = true;
     this.inFlight ??= (async () => {
       while (this.dirty) {
         this.dirty = false;
         try {
-          await preparedWrite(this.db, this.kind).execute(this.values());
+          const rows = await preparedWrite(this.db, this.kind).execute(this.values());
+          this.last = rows.length > 0 ? "written" : "fenced";
         } catch (e) {
+          this.last = "failed";
           this.log(`run log ${this.kind} ${this.id}: write failed`, e);
         }
       }
       this.inFlight = null;
+      return this.last;
     })();
     return this.inFlight;
+  }
+
+  async settle(): Promise<WriteResult> {
+    if (this.dirty || this.inFlight) return this.flush();
+    return this.last;
   }
 
   private state(stage: string): StageState | undefined {
@@ -167,14 +183,14 @@ class TableRunLog implements RunLog {
   }
 
   /** Written before the stage runs, so a watcher sees which stage the call is in. */
-  start(stage: string, at = new Date()): Promise<void> {
+  async start(stage: string, at = new Date()): Promise<void> {
     const s = this.state(stage);
-    if (!s) return Promise.resolve();
+    if (!s) return;
     s.status = "started";
     // A stage inside an Each starts once per item and keeps its first start time.
     s.startedAt ??= at;
     const written = this.flush();
-    return this.awaitWrites ? written : Promise.resolve();
+    if (this.awaitWrites) await written;
   }
 
   /**
@@ -185,7 +201,7 @@ class TableRunLog implements RunLog {
     const s = this.state(stage);
     if (!s) return;
     // Once failed (on any item), a stage stays failed with its first error.
-    if (error && s.error === null) s.error = message(error);
+    if (error && s.error === null) s.error = errorText(error);
     s.status = s.error !== null ? "failed" : "succeeded";
     s.finishedAt = at;
     this.dirty = true;
@@ -198,21 +214,21 @@ class TableRunLog implements RunLog {
     this.dirty = true;
   }
 
-  addInference(stage: string, inferenceId: string): Promise<void> {
+  async addInference(stage: string, inferenceId: string): Promise<void> {
     const s = this.state(stage);
-    if (!s) return Promise.resolve();
+    if (!s) return;
     if (!runLogs[this.kind].stages.find((d) => d.name === stage)?.model) {
       this.log(`run log ${this.kind} ${this.id}: stage ${stage} runs no models`, inferenceId);
-      return Promise.resolve();
+      return;
     }
     s.inferenceIds.push(inferenceId);
-    return this.flush();
+    await this.flush();
   }
 
-  async finish(error: Error | null): Promise<void> {
+  async finish(error: Error | null): Promise<WriteResult> {
     const now = new Date();
     this.status = error ? "failed" : "succeeded";
-    this.error = error ? message(error) : null;
+    this.error = error ? errorText(error) : null;
     this.finishedAt = now;
     // No stage is left open: a stage still started when the call ended failed with it.
     for (const s of this.stages.values()) {
@@ -221,7 +237,7 @@ class TableRunLog implements RunLog {
       s.error ??= "the call ended while this stage was running";
       s.finishedAt = now;
     }
-    await this.flush();
+    return this.flush();
   }
 }
 
@@ -271,9 +287,51 @@ export async function createQueuedRun(db: Db, kind: RunKind, init: RunLogInit): 
 }
 
 /**
- * The observer of a run already marked started (the remember manager claims a queued run and
- * starts it in one statement, then hands it to this).
+ * Creates a queued remember run under the client's idempotency key, unless the dataset already
+ * has a run with that key: then nothing is written and that run is returned (with the hash of the
+ * request it was made for). One run per key and dataset, also when two submits race (the unique
+ * index makes the second insert wait for the first, then do nothing).
  */
-export function attachRunLog(db: Db, kind: RunKind, run: { id: string; datasetId: string }, options: RunLogOptions = {}): RunLog {
-  return new TableRunLog(db, kind, run.id, run.datasetId, options.log ?? defaultLog);
+export async function createQueuedRunOnce(
+  db: Db,
+  init: RunLogInit,
+  idempotency: { key: string; hash: string },
+): Promise<{ id: string; created: boolean; hash: string | null; status: RunStatus; error: string | null }> {
+  const t = rememberRuns;
+  const id = randomUUID();
+  const inserted = await db
+    .insert(t)
+    .values({
+      id,
+      datasetId: init.datasetId,
+      userId: init.userId,
+      params: init.params,
+      status: "queued",
+      createdAt: new Date(),
+      idempotencyKey: idempotency.key,
+      idempotencyHash: idempotency.hash,
+    })
+    .onConflictDoNothing({ target: [t.datasetId, t.idempotencyKey], where: sql`idempotency_key IS NOT NULL` })
+    .returning({ id: t.id });
+  if (inserted.length > 0) return { id, created: true, hash: idempotency.hash, status: "queued", error: null };
+  const [existing] = await db
+    .select({ id: t.id, hash: t.idempotencyHash, status: t.status, error: t.error })
+    .from(t)
+    .where(and(eq(t.datasetId, init.datasetId), eq(t.idempotencyKey, idempotency.key)));
+  if (!existing) throw new Error(`remember run with idempotency key ${idempotency.key}: neither inserted nor found`);
+  return { ...existing, created: false };
+}
+
+/**
+ * The observer of a run already marked started (the remember manager claims a queued run and
+ * starts it in one statement, then hands it to this). `attempt`: the claim's attempt number; a
+ * remember run's log writes only while that attempt holds the run.
+ */
+export function attachRunLog(
+  db: Db,
+  kind: RunKind,
+  run: { id: string; datasetId: string; attempt?: number },
+  options: RunLogOptions = {},
+): RunLog {
+  return new TableRunLog(db, kind, run.id, run.datasetId, options.log ?? defaultLog, true, run.attempt ?? 0);
 }

@@ -1,4 +1,5 @@
 import type { RunKind, RunStatus, StageDef, StageStatus } from "../../lib/stages";
+import type { AttemptError } from "../db/schema/run-logs";
 import type { RunProgress } from "./progress";
 
 /** How the runs API presents a run: the same shape for both logs. */
@@ -33,6 +34,14 @@ export interface RunDetail extends RunSummary {
   stages: StageView[];
   /** remember runs: stages and chunks done, place in the queue; null for query runs */
   progress: RunProgress | null;
+  /** remember runs: claims so far (1 for a run that ran once; 0 before it starts); query runs: 1 */
+  attempt: number;
+  /** remember runs: the attempts that ended without succeeding (a crash, an outage, a shutdown), oldest first */
+  attempts: AttemptError[];
+  /** remember runs queued again after a failed attempt: not tried before this */
+  retryAt: Date | null;
+  /** remember runs: the client's idempotency key, if it sent one */
+  idempotencyKey: string | null;
 }
 
 type Row = Record<string, unknown> & {

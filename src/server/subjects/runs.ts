@@ -52,7 +52,9 @@ async function redactRuns(
   // raw: the two run tables differ in columns, and the query builder does not take their union
   const rows = await queryRows<{ id: string }>(
     tx,
-    sql`UPDATE ${log.runs} SET params = ${JSON.stringify(stamp)}::jsonb WHERE dataset_id = ${datasetId} AND id IN ${ids} RETURNING id`,
+    // a remember run's idempotency hash is a fingerprint of the person's text: it goes too
+    sql`UPDATE ${log.runs} SET params = ${JSON.stringify(stamp)}::jsonb${kind === "remember" ? sql`, idempotency_hash = NULL` : sql``}
+        WHERE dataset_id = ${datasetId} AND id IN ${ids} RETURNING id`,
   );
   redacted[log.runsName] += rows.length;
   await dropDeletedInferenceIds(tx, kind, datasetId, runIds);

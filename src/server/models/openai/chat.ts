@@ -1,6 +1,6 @@
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { ModelError, type CallOptions, type ChatMessage, type ChatReply, type ModelResult, type ToolCall, type ToolDef } from "../types";
-import { chatParams, complete, completionDigest, usageOf, type CallContext } from "./structured";
+import { chatParams, complete, completionDigest, throwIfTruncated, usageOf, type CallContext } from "./structured";
 
 /** Our messages in the API's shape; an assistant turn that called tools carries its calls. */
 export function toApiMessages(messages: ChatMessage[]): ChatCompletionMessageParam[] {
@@ -39,6 +39,7 @@ export async function chatCall(
   const model = completion.model || request.model;
   const response = completionDigest(completion);
   const message = completion.choices[0]?.message;
+  throwIfTruncated(completion, model, request, response);
   const toolCalls: ToolCall[] = [];
   for (const call of message?.tool_calls ?? []) {
     if (call.type !== "function") continue; // custom (free-text) tools are never offered

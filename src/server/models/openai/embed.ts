@@ -26,7 +26,7 @@ export async function embedCall(
   if (input.texts.length === 0) return { value: [], model, request, response: { count: 0 }, tokensIn: 0, tokensOut: null };
   let res;
   try {
-    res = await ctx.client.embeddings.create(request);
+    res = await ctx.client.embeddings.create(request, ctx.signal ? { signal: ctx.signal } : undefined);
   } catch (err) {
     throw toModelError(err, model, request, ctx.timeoutMs);
   }

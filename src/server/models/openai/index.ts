@@ -1,5 +1,5 @@
 import OpenAI from "openai";
-import { Answer, Complexity, ExtractedGraph, Summary, type ModelProvider } from "../types";
+import { Answer, Complexity, ExtractedGraph, Summary, type CallControl, type ModelProvider } from "../types";
 import { chatCall } from "./chat";
 import { embedCall } from "./embed";
 import {
@@ -33,25 +33,27 @@ export function createOpenAIProvider(cfg: OpenAIProviderConfig): ModelProvider {
   });
   const ctx: CallContext = { client, chatModel: cfg.defaults.chatModel, timeoutMs };
   const embedCtx = { ...ctx, embeddingModel: cfg.defaults.embeddingModel, dimensions: cfg.defaults.embeddingDimensions };
+  // a call's signal joins the shared client settings for that call only
+  const on = <C extends CallContext>(base: C, control?: CallControl): C => (control?.signal ? { ...base, signal: control.signal } : base);
   return {
     name: "openai",
     embeddingDimensions: cfg.defaults.embeddingDimensions,
     semanticEmbeddings: true,
-    classifyComplexity: (input, opts) =>
-      structuredCall(ctx, opts, { name: "complexity", schema: Complexity, system: CLASSIFY_PROMPT, user: input.text }),
-    extractGraph: (input, opts) =>
-      structuredCall(ctx, opts, { name: "graph", schema: ExtractedGraph, system: EXTRACT_PROMPT, user: extractUserMessage(input) }),
-    summarize: (input, opts) =>
-      structuredCall(ctx, opts, {
+    classifyComplexity: (input, opts, control) =>
+      structuredCall(on(ctx, control), opts, { name: "complexity", schema: Complexity, system: CLASSIFY_PROMPT, user: input.text }),
+    extractGraph: (input, opts, control) =>
+      structuredCall(on(ctx, control), opts, { name: "graph", schema: ExtractedGraph, system: EXTRACT_PROMPT, user: extractUserMessage(input) }),
+    summarize: (input, opts, control) =>
+      structuredCall(on(ctx, control), opts, {
         name: "summary",
         schema: Summary,
         system: SUMMARIZE_PROMPT,
         user: input.speaker ? `Said by ${input.speaker} (name them in the summary):\n${input.text}` : input.text,
       }),
-    resolveEdges: (input, opts) => resolveCall(ctx, opts, input),
-    answer: (input, opts) =>
-      structuredCall(ctx, opts, { name: "answer", schema: Answer, system: ANSWER_PROMPT, user: answerUserMessage(input) }),
-    embed: (input, opts) => embedCall(embedCtx, opts, input),
-    chat: (input, opts) => chatCall(ctx, opts, input),
+    resolveEdges: (input, opts, control) => resolveCall(on(ctx, control), opts, input),
+    answer: (input, opts, control) =>
+      structuredCall(on(ctx, control), opts, { name: "answer", schema: Answer, system: ANSWER_PROMPT, user: answerUserMessage(input) }),
+    embed: (input, opts, control) => embedCall(on(embedCtx, control), opts, input),
+    chat: (input, opts, control) => chatCall(on(ctx, control), opts, input),
   };
 }

@@ -9,6 +9,8 @@ export interface CallContext {
   client: OpenAI;
   chatModel: string;
   timeoutMs: number;
+  /** aborts the request (the run that made it is being stopped) */
+  signal?: AbortSignal;
 }
 
 /** Model and reasoning effort of a call; reasoning_effort is only sent when asked for. */
@@ -19,7 +21,7 @@ export function chatParams(ctx: CallContext, opts: CallOptions): { model: string
 
 export async function complete(ctx: CallContext, request: ChatCompletionCreateParamsNonStreaming): Promise<ChatCompletion> {
   try {
-    return await ctx.client.chat.completions.create(request);
+    return await ctx.client.chat.completions.create(request, ctx.signal ? { signal: ctx.signal } : undefined);
   } catch (err) {
     throw toModelError(err, request.model, request, ctx.timeoutMs);
   }
@@ -33,6 +35,15 @@ export function completionDigest(c: ChatCompletion): unknown {
 
 export function usageOf(c: ChatCompletion): { tokensIn: number | null; tokensOut: number | null } {
   return { tokensIn: c.usage?.prompt_tokens ?? null, tokensOut: c.usage?.completion_tokens ?? null };
+}
+
+/**
+ * Output cut off at the model's length limit is not an answer: often a retry (or a run later,
+ * with other chunks around it) fits, so it is transient.
+ */
+export function throwIfTruncated(c: ChatCompletion, model: string, request: unknown, response: unknown): void {
+  if (c.choices[0]?.finish_reason !== "length") return;
+  throw new ModelError(`output of model ${model} was cut off at its length limit (finish_reason "length")`, { model, request, response, transient: true });
 }
 
 /**
@@ -60,6 +71,7 @@ export async function structuredCall<S extends z.ZodType>(
   const model = completion.model || request.model;
   const response = completionDigest(completion);
   const message = completion.choices[0]?.message;
+  throwIfTruncated(completion, model, request, response);
   if (message?.refusal) throw new ModelError(`model ${model} refused the ${task.name} task: ${message.refusal}`, { model, request, response });
   let parsed: unknown;
   try {

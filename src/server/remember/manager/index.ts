@@ -1,2 +1,5 @@
 export { createRememberManager } from "./manager";
-export type { ClaimedRun, FinalStatus, RememberManager, RememberManagerOptions } from "./types";
+export { LeaseLostError, ShutdownError, TransientError, outcomeOf } from "./outcome";
+export { holdsRun } from "./queue";
+export type { AttemptKind, ClaimedRun, FinalStatus, RememberManager, RememberManagerOptions, RetryPolicy, StopReport } from "./types";
+export { DEFAULT_RETRY } from "./types";

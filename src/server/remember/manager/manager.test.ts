@@ -8,7 +8,8 @@ import { describeEachDriver } from "../../../test/db";
 import { type Database, type Db, openDatabase } from "../../db/client";
 import { createQueuedRun } from "../../runs/run-log";
 import { createRememberManager } from "./manager";
-import { failAbandoned } from "./queue";
+import { attachRunLog } from "../../runs/run-log";
+import { requeueAbandoned } from "./queue";
 import {
   drainQueue,
   newDataset,
@@ -216,7 +217,7 @@ describeEachDriver("remember manager", (ctx, driver) => {
     expect(rec.runs.map((r) => r.id)).toEqual([first, third]);
   });
 
-  it("marks a started run with an expired lease abandoned (with its started stage), never a queued run or a live lease", async () => {
+  it("takes back a started run with an expired lease: queued again with the attempt's reason, before the runs behind it", async () => {
     const [d, e] = [await newDataset(db()), await newDataset(db())];
     const [dead, behind] = (await queueRuns(db(), [d], 2)).get(d)!;
     const [live, waiting] = (await queueRuns(db(), [e], 2)).get(e)!;
@@ -224,39 +225,203 @@ describeEachDriver("remember manager", (ctx, driver) => {
     // a run whose process died: one stage done, one in progress, the lease expired a second ago
     await set(
       dead!,
-      sql`status = 'started', started_at = now() - interval '5 s', lease_owner = 'ghost', lease_expires_at = now() - interval '1 s',
+      sql`status = 'started', attempts = 1, started_at = now() - interval '5 s', lease_owner = 'ghost', lease_expires_at = now() - interval '1 s',
           classify_complexity_status = 'succeeded', chunk_text_status = 'started', chunk_text_started_at = now()`,
     );
-    // a queued run with an old lease time (never abandoned: only started runs are)
+    // a queued run with an old lease time (never taken back: only started runs are)
     await set(behind!, sql`lease_expires_at = now() - interval '1 h'`);
     // a run of another process that is alive (lease in the future)
-    await set(live!, sql`status = 'started', started_at = now(), lease_owner = 'alive', lease_expires_at = now() + interval '1 min'`);
+    await set(live!, sql`status = 'started', attempts = 1, started_at = now(), lease_owner = 'alive', lease_expires_at = now() + interval '1 min'`);
 
-    const marked = await failAbandoned(db());
-    expect(marked.map((r) => r.id)).toEqual([dead]);
+    const retry = { maxAttempts: 3, baseMs: 0, maxMs: 0 };
+    const taken = await requeueAbandoned(db(), retry);
+    expect(taken.map((r) => [r.id, r.status])).toEqual([[dead, "queued"]]);
     const row = await runRow(db(), dead!);
-    expect(row.status).toBe("failed");
-    const m0 = ABANDONED.exec(row.error ?? "");
-    expect(m0?.[1]).toBe(row.lease_expires_at?.toISOString());
-    expect(row.finished_at).toBeInstanceOf(Date);
-    expect(row).toMatchObject({ classify_complexity_status: "succeeded", classify_complexity_error: null, chunk_text_status: "failed", chunk_text_error: row.error });
+    expect(row).toMatchObject({ status: "queued", error: null, finished_at: null, attempts: 1, failed_attempts: 1 });
+    expect(row.attempt_errors).toHaveLength(1);
+    expect(row.attempt_errors[0]).toMatchObject({ attempt: 1, kind: "abandoned" });
+    expect(ABANDONED.exec(row.attempt_errors[0]!.error)?.[1]).toBe(row.lease_expires_at?.toISOString());
+    // the attempt's stage in progress failed with the reason; the one done stays done
+    expect(row).toMatchObject({ classify_complexity_status: "succeeded", chunk_text_status: "failed", chunk_text_error: row.attempt_errors[0]!.error });
     expect((await runRow(db(), behind!)).status).toBe("queued");
     expect((await runRow(db(), live!)).status).toBe("started");
-    expect(await failAbandoned(db())).toEqual([]);
+    expect(await requeueAbandoned(db(), retry)).toEqual([]);
 
-    // the manager runs the dataset's next run; the other dataset waits for its live run
+    // the manager runs the taken-back run first, then the one behind it; the other dataset
+    // waits for its live run
     const rec = recorder(db(), { ms: 5 });
-    const m = manager({ execute: rec.execute });
+    const m = manager({ execute: rec.execute, retry });
     m.start();
+    expect(await m.waitFor(dead!, 5000)).toEqual({ status: "succeeded", error: null });
     expect((await m.waitFor(behind!, 5000)).status).toBe("succeeded");
+    expect((await runRow(db(), dead!)).attempts).toBe(2);
     await sleep(150);
     expect((await runRow(db(), waiting!)).status).toBe("queued");
     expect((await runRow(db(), live!)).status).toBe("started");
-    // once that lease expires, the manager marks it abandoned and runs the one behind it
+    // once that lease expires, the manager takes it back and runs it, then the one behind it
     await set(live!, sql`lease_expires_at = now() - interval '1 ms'`);
     expect((await m.waitFor(waiting!, 5000)).status).toBe("succeeded");
-    expect(ABANDONED.test((await runRow(db(), live!)).error ?? "")).toBe(true);
-    expect(rec.runs.map((r) => r.id)).toEqual([behind, waiting]);
+    expect((await runRow(db(), live!)).status).toBe("succeeded");
+    expect(rec.runs.map((r) => r.id)).toEqual([dead, behind, live, waiting]);
+  });
+
+  it("a run abandoned once too often fails with every attempt's reason", async () => {
+    const ds = await newDataset(db());
+    const [id] = (await queueRuns(db(), [ds], 1)).get(ds)!;
+    const retry = { maxAttempts: 2, baseMs: 0, maxMs: 0 };
+    const die = (attempt: number) =>
+      db().execute(sql`UPDATE gb_remember_runs SET status = 'started', attempts = ${attempt}, lease_owner = 'ghost', lease_expires_at = now() - interval '1 s' WHERE id = ${id!}`);
+    await die(1);
+    expect((await requeueAbandoned(db(), retry))[0]).toMatchObject({ id, status: "queued" });
+    await die(2);
+    const [gone] = await requeueAbandoned(db(), retry);
+    expect(gone).toMatchObject({ id, status: "failed" });
+    const row = await runRow(db(), id!);
+    expect(row).toMatchObject({ status: "failed", failed_attempts: 2 });
+    expect(row.finished_at).toBeInstanceOf(Date);
+    expect(row.error).toMatch(/^failed after 2 attempts: \[1 abandoned\] abandoned: the process running it stopped .*; \[2 abandoned\] abandoned: /);
+  });
+
+  it("a transient failure queues the run again after a backoff; the dataset's next run waits for it", async () => {
+    const ds = await newDataset(db());
+    const [flaky, behind] = (await queueRuns(db(), [ds], 2)).get(ds)!;
+    let failures = 0;
+    const outage = Object.assign(new Error("model server unreachable (fake)"), { transient: true });
+    const rec = recorder(db(), { ms: 5, fail: (r) => (r.id === flaky && failures++ < 2 ? outage : undefined) });
+    const m = manager({ execute: rec.execute, retry: { maxAttempts: 5, baseMs: 300, maxMs: 10_000 } });
+    m.start();
+    await until("the first attempt to fail", async () => (await runRow(db(), flaky!)).failed_attempts === 1);
+    const waiting = await runRow(db(), flaky!);
+    expect(waiting).toMatchObject({ status: "queued", error: null });
+    expect(waiting.attempt_errors[0]).toMatchObject({ attempt: 1, kind: "transient", error: "model server unreachable (fake)" });
+    // its backoff: ±25 % around 300 ms, the next around 600 ms
+    const wait = waiting.retry_at!.getTime() - Date.now();
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(375);
+    expect((await runRow(db(), behind!)).status).toBe("queued");
+    expect(await m.waitFor(flaky!, 10_000)).toEqual({ status: "succeeded", error: null });
+    expect((await m.waitFor(behind!, 5000)).status).toBe("succeeded");
+    const row = await runRow(db(), flaky!);
+    expect(row).toMatchObject({ attempts: 3, failed_attempts: 2 });
+    expect(row.attempt_errors.map((a) => [a.attempt, a.kind])).toEqual([
+      [1, "transient"],
+      [2, "transient"],
+    ]);
+    // in order: the flaky run's three attempts, then the run behind it
+    expect(rec.started.map((r) => [r.id, r.attempt])).toEqual([
+      [flaky, 1],
+      [flaky, 2],
+      [flaky, 3],
+      [behind, 1],
+    ]);
+  });
+
+  it("a transient failure past the maximum fails the run with every attempt's reason; a permanent one at once", async () => {
+    const ds = await newDataset(db());
+    const [flaky, broken] = (await queueRuns(db(), [ds], 2)).get(ds)!;
+    const outage = Object.assign(new Error("HTTP 503 (fake)"), { transient: true });
+    const rec = recorder(db(), { ms: 5, fail: (r) => (r.id === flaky ? outage : r.id === broken ? "HTTP 400 (fake)" : undefined) });
+    const m = manager({ execute: rec.execute, retry: { maxAttempts: 3, baseMs: 10, maxMs: 10 } });
+    m.start();
+    const end = await m.waitFor(flaky!, 10_000);
+    expect(end.status).toBe("failed");
+    expect(end.error).toBe("failed after 3 attempts: [1 transient] HTTP 503 (fake); [2 transient] HTTP 503 (fake); [3 transient] HTTP 503 (fake)");
+    expect(await m.waitFor(broken!, 5000)).toEqual({ status: "failed", error: "HTTP 400 (fake)" });
+    expect((await runRow(db(), broken!)).attempts).toBe(1);
+  });
+
+  it("stop with a grace period hands back the runs still in flight, uncounted; another manager runs them", async () => {
+    const ds = await newDataset(db());
+    const [slow, quick] = (await queueRuns(db(), [ds], 2)).get(ds)!;
+    const rec = recorder(db(), { ms: 5 });
+    const signals: AbortSignal[] = [];
+    // a run that would take a minute, unless its signal says stop
+    const execute = async (run: Parameters<typeof rec.execute>[0], signal: AbortSignal) => {
+      signals.push(signal);
+      const log = attachRunLog(db(), "remember", run);
+      await log.start("classify_complexity");
+      await new Promise((resolve, reject) => {
+        const t = setTimeout(resolve, 60_000);
+        signal.addEventListener("abort", () => (clearTimeout(t), reject(signal.reason as Error)));
+      });
+    };
+    const a = manager({ execute, owner: "a" });
+    a.start();
+    await until("the run to start", async () => (await runRow(db(), slow!)).classify_complexity_status === "started");
+    const t0 = performance.now();
+    expect(await a.stop({ graceMs: 200 })).toEqual({ finished: 0, handedBack: 1 });
+    expect(performance.now() - t0).toBeLessThan(3000);
+    expect(signals[0]?.aborted).toBe(true);
+    const row = await runRow(db(), slow!);
+    expect(row).toMatchObject({ status: "queued", attempts: 1, failed_attempts: 0, retry_at: null, classify_complexity_status: "failed" });
+    expect(row.attempt_errors).toMatchObject([{ attempt: 1, kind: "handed_back" }]);
+    expect(row.attempt_errors[0]!.error).toMatch(/shutting down/);
+
+    const b = manager({ execute: rec.execute, owner: "b" });
+    b.start();
+    expect(await b.waitFor(slow!, 5000)).toEqual({ status: "succeeded", error: null });
+    expect((await b.waitFor(quick!, 5000)).status).toBe("succeeded");
+    expect((await runRow(db(), slow!)).attempts).toBe(2);
+  });
+
+  it("a run that ends within the grace period finishes; stop reports it", async () => {
+    const ds = await newDataset(db());
+    const [id] = (await queueRuns(db(), [ds], 1)).get(ds)!;
+    const rec = recorder(db(), { ms: 150 });
+    const m = manager({ execute: rec.execute });
+    m.start();
+    await until("the run to start", async () => rec.started.length === 1);
+    expect(await m.stop({ graceMs: 5000 })).toEqual({ finished: 1, handedBack: 0 });
+    expect((await runRow(db(), id!)).status).toBe("succeeded");
+  });
+
+  it("a lost lease aborts the run's pipeline, and nothing it writes afterwards lands", async () => {
+    const ds = await newDataset(db());
+    const [id] = (await queueRuns(db(), [ds], 1)).get(ds)!;
+    let release: () => void = () => {};
+    const reasons: unknown[] = [];
+    const late: string[] = [];
+    const stuck = async (run: Parameters<ReturnType<typeof recorder>["execute"]>[0], signal: AbortSignal) => {
+      const log = attachRunLog(db(), "remember", run);
+      await log.start("classify_complexity");
+      signal.addEventListener("abort", () => reasons.push(signal.reason));
+      // ignores the signal on purpose: what it writes after losing the run must not land
+      await new Promise<void>((r) => (release = r));
+      log.done("classify_complexity", null);
+      late.push(await log.finish(null));
+    };
+    const a = manager({ execute: stuck, owner: "a", leaseMs: 300 });
+    a.start();
+    await until("the run to start", async () => (await runRow(db(), id!)).status === "started");
+    // the lease is taken back (as a sweep would, after a heartbeat that came too late)
+    await db().execute(sql`UPDATE gb_remember_runs SET lease_expires_at = now() - interval '1 s' WHERE id = ${id!}`);
+    const rec = recorder(db(), { ms: 5 });
+    const b = manager({ execute: rec.execute, owner: "b", retry: { maxAttempts: 3, baseMs: 0, maxMs: 0 } });
+    b.start();
+    expect(await b.waitFor(id!, 5000)).toEqual({ status: "succeeded", error: null });
+    await until("a's heartbeat to see the run lost", async () => reasons.length === 1);
+    expect((reasons[0] as Error).name).toBe("LeaseLostError");
+    release();
+    await until("the stale run to end", async () => late.length === 1);
+    expect(late).toEqual(["fenced"]);
+    const row = await runRow(db(), id!);
+    expect(row).toMatchObject({ status: "succeeded", lease_owner: "b", attempts: 2 });
+    expect(row.attempt_errors).toMatchObject([{ attempt: 1, kind: "abandoned" }]);
+  });
+
+  it("sole: a manager that owns its database takes back every run found started when it starts", async () => {
+    const ds = await newDataset(db());
+    const [id] = (await queueRuns(db(), [ds], 1)).get(ds)!;
+    // left by a process killed a moment ago: its lease has 10 minutes to go
+    await db().execute(
+      sql`UPDATE gb_remember_runs SET status = 'started', attempts = 1, lease_owner = 'killed', lease_expires_at = now() + interval '10 min' WHERE id = ${id!}`,
+    );
+    const rec = recorder(db(), { ms: 5 });
+    const m = manager({ execute: rec.execute, sole: true });
+    m.start();
+    expect(await m.waitFor(id!, 5000)).toEqual({ status: "succeeded", error: null });
+    const row = await runRow(db(), id!);
+    expect(row.attempt_errors).toMatchObject([{ attempt: 1, kind: "abandoned", error: "abandoned: the process running it stopped (found started when the app started)" }]);
   });
 
   it("the heartbeat keeps a long run's lease alive while another manager sweeps", async () => {

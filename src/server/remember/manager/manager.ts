@@ -1,27 +1,52 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { claimNext, failAbandoned, failIfStarted, isFinal, readRun, renewLeases } from "./queue";
-import type { ClaimedRun, FinalStatus, RememberManager, RememberManagerOptions } from "./types";
+import type { SessionLock } from "../../db/client";
+import { errorText } from "../../errors";
+import { LeaseLostError, ShutdownError, outcomeOf } from "./outcome";
+import { claimNext, type EndedRun, endAttempt, isFinal, readRun, renewLeases, requeueAbandoned } from "./queue";
+import {
+  type AttemptKind,
+  type ClaimedRun,
+  DEFAULT_RETRY,
+  type FinalStatus,
+  type RememberManager,
+  type RememberManagerOptions,
+  type StopReport,
+} from "./types";
 
 /*
  * The remember manager: executes queued remember runs one at a time per dataset, in submission
  * order, up to `concurrency` at once in this process, from the queue in gb_remember_runs (see
  * queue.ts for the statements and why the claim is safe between processes).
  *
- * One poll ("tick") marks abandoned runs failed, then claims runs while this process has a free
- * slot. Ticks never overlap: a poke during a tick asks for another right after it. A run that
- * ends frees a slot and may unblock its dataset's next run, so it pokes too. While runs execute,
- * one heartbeat renews all their leases every leaseMs/3. Every timer is unref'd.
+ * One poll ("tick") takes back the runs of dead processes (requeueAbandoned), then claims runs
+ * while this process has a free slot. Ticks never overlap: a poke during a tick asks for another
+ * right after it. A run that ends frees a slot and may unblock its dataset's next run, so it
+ * pokes too. While runs execute, one heartbeat renews all their leases every leaseMs/3, and
+ * aborts a run whose lease was taken back (its pipeline stops; its writes are fenced anyway).
+ *
+ * How an attempt ends is decided here, from what execute threw (outcome.ts): failed for good,
+ * queued again with a backoff, handed back (shutdown), or left alone (lease lost). Every timer is
+ * unref'd.
  */
 
 const DEFAULT_LEASE_MS = 30_000;
 const DEFAULT_POLL_MS = 500;
+/** after a shutdown's grace period, how long aborted runs get to unwind before they are handed back as they are */
+const ABORT_WAIT_MS = 3_000;
 
 const defaultLog = (message: string, error?: unknown) => console.error(message, error ?? "");
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
-function errorMessage(e: unknown): string {
-  if (e instanceof Error) return e.message || e.name;
-  return String(e);
+/** A random positive 63-bit key for this manager's liveness lock. */
+const randomKey = (): bigint => randomBytes(8).readBigInt64BE() & 0x7fff_ffff_ffff_ffffn;
+
+interface Running {
+  run: ClaimedRun;
+  controller: AbortController;
+  /** the run was taken back from this process: its end writes nothing */
+  lost: boolean;
+  done: Promise<void>;
 }
 
 export function createRememberManager(opts: RememberManagerOptions): RememberManager {
@@ -29,19 +54,26 @@ export function createRememberManager(opts: RememberManagerOptions): RememberMan
   const concurrency = Math.max(1, Math.floor(opts.concurrency));
   const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
   const pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
+  const retry = opts.retry ?? DEFAULT_RETRY;
   const owner = opts.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const log = opts.log ?? defaultLog;
+  const livenessKey = randomKey();
+  /** takes the liveness lock; dropped when the database has none (PGlite) */
+  let takeLiveness = opts.liveness;
 
   let started = false;
   let pollTimer: NodeJS.Timeout | null = null;
   let ticking: Promise<void> | null = null;
   let tickAgain = false;
+  /** the sole process's one-time sweep of runs found started (see options.sole) */
+  let recovered = false;
+  let liveness: SessionLock | null = null;
+  let livenessCheckedAt = 0;
   /** runs executing in this process, by id */
-  const running = new Map<string, Promise<void>>();
+  const running = new Map<string, Running>();
+  let handedBack = 0;
   let heartbeat: NodeJS.Timeout | null = null;
   let renewing = false;
-  /** runs whose lease we already reported lost */
-  const lost = new Set<string>();
   /** waitFor callers to wake when a run of this process ends */
   const waiters = new Map<string, Set<() => void>>();
 
@@ -55,6 +87,30 @@ export function createRememberManager(opts: RememberManagerOptions): RememberMan
     pollTimer.unref();
   }
 
+  function reportEnded(r: EndedRun, kind: AttemptKind) {
+    const what = r.status === "failed" ? `failed (${r.error})` : "queued again";
+    log(`remember run ${r.id} (dataset ${r.datasetId}): attempt ended (${kind}: ${r.reason}); ${what}`);
+  }
+
+  /**
+   * The liveness lock's key, taking the lock first if needed, and checking every leaseMs/3 that
+   * its connection is still there (a lock lost with its connection is taken again). Null when
+   * this database has no liveness locks (PGlite, or none asked for).
+   */
+  async function livenessLock(): Promise<bigint | null> {
+    if (!takeLiveness) return null;
+    if (liveness && Date.now() - livenessCheckedAt < leaseMs / 3) return liveness.key;
+    if (liveness && !(await liveness.alive())) {
+      log(`remember manager ${owner}: the connection of its liveness lock is gone; taking the lock again`);
+      await liveness.release();
+      liveness = null;
+    }
+    liveness ??= await takeLiveness(livenessKey);
+    livenessCheckedAt = Date.now();
+    if (!liveness) takeLiveness = undefined; // this database has none: leases alone
+    return liveness?.key ?? null;
+  }
+
   function tick(): Promise<void> {
     if (ticking) {
       tickAgain = true;
@@ -64,14 +120,26 @@ export function createRememberManager(opts: RememberManagerOptions): RememberMan
       do {
         tickAgain = false;
         try {
-          for (const r of await failAbandoned(db)) log(`remember run ${r.id} (dataset ${r.datasetId}): ${r.error}`);
+          if (opts.sole && !recovered) {
+            for (const r of await requeueAbandoned(db, retry, { all: true, exceptOwner: owner })) reportEnded(r, "abandoned");
+            recovered = true;
+          }
+          for (const r of await requeueAbandoned(db, retry, { exceptOwner: owner })) reportEnded(r, "abandoned");
         } catch (e) {
-          log("remember manager: marking abandoned runs failed", e);
+          log("remember manager: taking back abandoned runs", e);
+        }
+        let key: bigint | null;
+        try {
+          key = await livenessLock();
+        } catch (e) {
+          // without it, other processes would take our runs back at once: claim nothing now
+          log("remember manager: taking its liveness lock", e);
+          continue;
         }
         while (started && running.size < concurrency) {
           let run: ClaimedRun | null;
           try {
-            run = await claimNext(db, owner, leaseMs);
+            run = await claimNext(db, owner, leaseMs, key);
           } catch (e) {
             log("remember manager: claiming a run", e);
             break;
@@ -89,28 +157,52 @@ export function createRememberManager(opts: RememberManagerOptions): RememberMan
     return ticking;
   }
 
+  /** Ends an attempt by what execute did (see RememberManagerOptions.execute). */
+  async function settle(entry: Running, threw: boolean, thrown: unknown): Promise<void> {
+    const { run } = entry;
+    if (entry.lost) return;
+    if (!threw) {
+      // A no-op when the pipeline finished the run (the usual case).
+      const ended = await endAttempt(db, run, "permanent", "the run ended without finishing its run log", retry);
+      if (ended) reportEnded(ended, "permanent");
+      return;
+    }
+    const outcome = outcomeOf(thrown);
+    if (outcome === "lease_lost") {
+      log(`remember run ${run.id}: ${errorText(thrown)}`);
+      return;
+    }
+    const stopping = entry.controller.signal.aborted && outcomeOf(entry.controller.signal.reason) === "shutdown";
+    const kind: AttemptKind = outcome === "shutdown" || stopping ? "handed_back" : outcome === "transient" ? "transient" : "permanent";
+    const ended = await endAttempt(db, run, kind, errorText(thrown), retry);
+    if (ended && kind === "handed_back") handedBack++;
+    if (ended && kind !== "permanent") reportEnded(ended, kind);
+  }
+
   function launch(run: ClaimedRun) {
-    const done = (async () => {
-      let error = "the run ended without finishing its run log";
+    const entry: Running = { run, controller: new AbortController(), lost: false, done: Promise.resolve() };
+    entry.done = (async () => {
+      let threw = false;
+      let thrown: unknown;
       try {
-        await execute(run);
+        await execute(run, entry.controller.signal);
       } catch (e) {
-        error = errorMessage(e);
+        threw = true;
+        thrown = e;
       }
       try {
-        // A no-op when the pipeline finished the run (or another process marked it abandoned).
-        await failIfStarted(db, run, owner, error);
+        await settle(entry, threw, thrown);
       } catch (e) {
-        log(`remember run ${run.id}: marking it failed`, e);
+        // the run stays started with our lease; once that expires, it is taken back like any other
+        log(`remember run ${run.id}: ending its attempt`, e);
       }
     })().finally(() => {
       running.delete(run.id);
-      lost.delete(run.id);
       if (running.size === 0) stopHeartbeat();
       for (const wake of waiters.get(run.id) ?? []) wake();
       if (started) poke();
     });
-    running.set(run.id, done);
+    running.set(run.id, entry);
     startHeartbeat();
   }
 
@@ -130,15 +222,17 @@ export function createRememberManager(opts: RememberManagerOptions): RememberMan
     renewing = true;
     try {
       const held = await renewLeases(db, owner, leaseMs);
-      for (const id of running.keys()) {
-        if (held.has(id) || lost.has(id)) continue;
-        // Not held: finished by its pipeline (not started any more, the usual case at the end of
-        // a run), or marked abandoned by some process because our heartbeat came too late.
+      for (const entry of running.values()) {
+        const { id, attempt } = entry.run;
+        if (entry.lost || held.get(id) === attempt) continue;
+        // Not held: finished by its pipeline (the usual case at the end of a run), or taken back
+        // by some process because our heartbeat came too late or our liveness lock was lost.
         const row = await readRun(db, id);
-        if (running.has(id) && row?.status === "failed" && row.error?.startsWith("abandoned:")) {
-          lost.add(id);
-          log(`remember run ${id}: this process lost its lease while running it (${row.error}); its run-log writes are now ignored`);
-        }
+        if (!running.has(id) || (row && row.attempts === attempt && isFinal(row.status))) continue;
+        entry.lost = true;
+        const now = row ? `${row.status}, attempt ${row.attempts}` : "gone";
+        entry.controller.abort(new LeaseLostError(`this process lost remember run ${id} (attempt ${attempt}; the run is now ${now}); it stops without writing more`));
+        log(`remember run ${id}: this process lost its lease while running it (now ${now}); its pipeline is stopped`);
       }
     } catch (e) {
       log("remember manager: renewing leases", e);
@@ -156,6 +250,14 @@ export function createRememberManager(opts: RememberManagerOptions): RememberMan
     void tick();
   }
 
+  /** Resolves when no run is in flight, or after ms (whichever is first). */
+  async function drained(ms: number): Promise<void> {
+    const end = Date.now() + ms;
+    while (running.size > 0 && Date.now() < end) {
+      await Promise.race([Promise.allSettled([...running.values()].map((r) => r.done)), sleep(end - Date.now())]);
+    }
+  }
+
   return {
     start() {
       if (started) return;
@@ -163,13 +265,35 @@ export function createRememberManager(opts: RememberManagerOptions): RememberMan
       poke();
     },
 
-    async stop() {
+    async stop({ graceMs } = {}): Promise<StopReport> {
       started = false;
       if (pollTimer) clearTimeout(pollTimer);
       pollTimer = null;
-      // A tick in progress may still launch the run it is claiming; then wait for every run.
+      // A tick in progress may still launch the run it is claiming; then wait for it too.
       if (ticking) await ticking;
-      while (running.size > 0) await Promise.allSettled([...running.values()]);
+      const inFlight = running.size;
+      handedBack = 0;
+      if (graceMs === undefined) {
+        while (running.size > 0) await Promise.allSettled([...running.values()].map((r) => r.done));
+      } else {
+        await drained(graceMs);
+        for (const entry of running.values()) entry.controller.abort(new ShutdownError());
+        await drained(ABORT_WAIT_MS);
+        // Still in flight: stuck in something that does not heed the signal. Hand it back as it
+        // is; what it does later is fenced (it no longer holds the run).
+        for (const entry of [...running.values()]) {
+          entry.lost = true;
+          const ended = await endAttempt(db, entry.run, "handed_back", new ShutdownError().message, retry).catch((e: unknown) => {
+            log(`remember run ${entry.run.id}: handing it back`, e);
+            return null;
+          });
+          if (ended) handedBack++;
+        }
+      }
+      stopHeartbeat();
+      await liveness?.release();
+      liveness = null;
+      return { finished: inFlight - handedBack, handedBack };
     },
 
     poke,

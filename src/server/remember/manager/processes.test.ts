@@ -11,7 +11,8 @@ import type { RememberManager } from "./types";
 
 /*
  * The remember manager across processes (src/test/queue-child.ts), on the Postgres server: a
- * process killed with SIGKILL while running a run, and two processes draining one queue.
+ * process killed with SIGKILL while running a run (with and without a liveness lock), and two
+ * processes draining one queue.
  */
 
 const pgUrl = inject("pgUrl");
@@ -79,10 +80,10 @@ describe.skipIf(!pgUrl)("remember manager across processes [postgres]", () => {
     ...extra,
   });
 
-  it("a process killed with SIGKILL: its run is marked abandoned (lease expired), the run behind it runs", async () => {
+  async function killedWhileRunning(extra: Record<string, string>) {
     const ds = await newDataset(db());
     const [hung, behind] = (await queueRuns(db(), [ds], 2)).get(ds)!;
-    const child = spawnChild(childEnv({ QUEUE_CHILD_MODE: "hang", QUEUE_CHILD_OWNER: "doomed" }));
+    const child = spawnChild(childEnv({ QUEUE_CHILD_MODE: "hang", QUEUE_CHILD_OWNER: "doomed", ...extra }));
     children.push(child);
     // the child has claimed the run and started its first stage
     await until(
@@ -95,23 +96,35 @@ describe.skipIf(!pgUrl)("remember manager across processes [postgres]", () => {
     );
     expect(child.proc.kill("SIGKILL")).toBe(true);
     await child.exited;
+    const killedAt = performance.now();
 
     const rec = recorder(db(), { ms: 5 });
     const m = createRememberManager({ db: db(), execute: rec.execute, concurrency: 2, pollMs: 50, owner: "survivor", log: () => {} });
     managers.push(m);
     m.start();
+    // taken back, run again first (resumed), then the run behind it
+    expect(await m.waitFor(hung!, 5000)).toEqual({ status: "succeeded", error: null });
+    const movedAfterMs = performance.now() - killedAt;
     expect(await m.waitFor(behind!, 5000)).toEqual({ status: "succeeded", error: null });
-    expect(await m.waitFor(hung!, 1000)).toMatchObject({ status: "failed" });
-
-    const dead = await runRow(db(), hung!);
-    const match = /^abandoned: the process running it stopped \(lease expired at (.+)\)$/.exec(dead.error ?? "");
-    expect(match?.[1]).toBe(dead.lease_expires_at?.toISOString());
-    expect(dead).toMatchObject({ lease_owner: "doomed", classify_complexity_status: "failed", classify_complexity_error: dead.error });
-    // the run behind waited for the dead one to be marked, and only the survivor ran it
+    const row = await runRow(db(), hung!);
+    expect(row).toMatchObject({ lease_owner: "survivor", attempts: 2, failed_attempts: 1 });
+    expect(row.attempt_errors).toMatchObject([{ attempt: 1, kind: "abandoned" }]);
     const next = await runRow(db(), behind!);
     expect(next.lease_owner).toBe("survivor");
-    expect(next.started_at!.getTime()).toBeGreaterThanOrEqual(dead.finished_at!.getTime());
-    expect(rec.runs.map((r) => r.id)).toEqual([behind]);
+    expect(next.started_at!.getTime()).toBeGreaterThanOrEqual(row.finished_at!.getTime());
+    expect(rec.runs.map((r) => r.id)).toEqual([hung, behind]);
+    return { row, movedAfterMs };
+  }
+
+  it("a process killed with SIGKILL: its run is taken back once its lease expires and run again, before the run behind it", async () => {
+    const { row } = await killedWhileRunning({});
+    expect(row.attempt_errors[0]!.error).toMatch(/^abandoned: the process running it stopped \(lease expired at .+\)$/);
+  });
+
+  it("a process holding a liveness lock is seen dead at once, not after its lease (30 s)", async () => {
+    const { row, movedAfterMs } = await killedWhileRunning({ QUEUE_CHILD_LIVENESS: "1", QUEUE_CHILD_LEASE_MS: "30000" });
+    expect(row.attempt_errors[0]!.error).toBe("abandoned: the process running it stopped (its database session ended)");
+    expect(movedAfterMs).toBeLessThan(10_000);
   });
 
   it("two processes drain one queue: every run once, in order per dataset, no overlap, both do some", async () => {

@@ -69,10 +69,10 @@ export interface Execution {
  * An `execute` like the pipeline's: starts a stage in the run log, works `ms`, ends the stage
  * and finishes the run. Records each execution (start/end from performance.now(), end taken
  * before the run is finished, so a later claim of the dataset's next run comes after it) and the
- * most executions at once. `fail(run)` returning a message makes it throw that instead of
- * finishing; `hang(run)` makes it wait for `release()`.
+ * most executions at once. `fail(run)` returning a message (or an error) makes it throw that
+ * instead of finishing.
  */
-export function recorder(db: Db, opts: { ms?: number; fail?: (run: ClaimedRun) => string | undefined } = {}) {
+export function recorder(db: Db, opts: { ms?: number; fail?: (run: ClaimedRun) => string | Error | undefined } = {}) {
   const runs: Execution[] = [];
   const started: ClaimedRun[] = [];
   let live = 0;
@@ -87,7 +87,7 @@ export function recorder(db: Db, opts: { ms?: number; fail?: (run: ClaimedRun) =
       await log.start("classify_complexity");
       await sleep(opts.ms ?? 30);
       const failure = opts.fail?.(run);
-      if (failure !== undefined) throw new Error(failure);
+      if (failure !== undefined) throw typeof failure === "string" ? new Error(failure) : failure;
       log.done("classify_complexity", null);
     } finally {
       live--;
@@ -120,6 +120,10 @@ export interface RunRow {
   classify_complexity_finished_at: Date | null;
   chunk_text_status: string;
   chunk_text_error: string | null;
+  attempts: number;
+  failed_attempts: number;
+  attempt_errors: { attempt: number; at: string; kind: string; error: string }[];
+  retry_at: Date | null;
 }
 
 const asDate = (v: unknown) => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(String(v)));
@@ -130,7 +134,7 @@ export async function runRows(db: Db, ids: string[]): Promise<Map<string, RunRow
     db,
     sql`SELECT id, dataset_id, seq, status, error, lease_owner, lease_expires_at, started_at, finished_at,
                classify_complexity_status, classify_complexity_error, classify_complexity_finished_at,
-               chunk_text_status, chunk_text_error
+               chunk_text_status, chunk_text_error, attempts, failed_attempts, attempt_errors, retry_at
         FROM gb_remember_runs WHERE id IN (${sql.join(
           ids.map((id) => sql`${id}::uuid`),
           sql`, `,
@@ -146,6 +150,10 @@ export async function runRows(db: Db, ids: string[]): Promise<Map<string, RunRow
         started_at: asDate(r.started_at),
         finished_at: asDate(r.finished_at),
         classify_complexity_finished_at: asDate(r.classify_complexity_finished_at),
+        attempts: Number(r.attempts),
+        failed_attempts: Number(r.failed_attempts),
+        attempt_errors: (typeof r.attempt_errors === "string" ? JSON.parse(r.attempt_errors) : r.attempt_errors) as RunRow["attempt_errors"],
+        retry_at: asDate(r.retry_at),
       },
     ]),
   );

@@ -2,12 +2,18 @@ import { type SQL, sql } from "drizzle-orm";
 import { RememberStages } from "../../../lib/stages";
 import type { Db } from "../../db/client";
 import { queryRows } from "../../db/rows";
-import type { ClaimedRun, FinalStatus } from "./types";
+import { MAX_ERROR } from "../../errors";
+import type { AttemptKind, ClaimedRun, FinalStatus, RetryPolicy } from "./types";
 
 /*
  * The statements of the remember queue, on gb_remember_runs (the run log is the queue). Every
  * time is the database's clock (now()), never the process's, so that processes on different
- * hosts agree on when a lease expires.
+ * hosts agree on when a lease expires or a backoff ends.
+ *
+ * A run's life: queued → started (claimed: attempts + 1, a lease) → succeeded, or the attempt
+ * ends (endAttempt, requeueAbandoned): back to queued with a backoff (retry_at) while its failed
+ * attempts stay under the maximum, or failed with every attempt's reason. The attempt number is
+ * the fencing token: only the claim that set it may write the run (run log, store, its end).
  */
 
 /**
@@ -35,16 +41,48 @@ function failStartedStages(error: SQL): SQL {
   );
 }
 
+/**
+ * The SET of a run whose attempt ended without success, per row (old values on the right):
+ * `kind` and `error` are SQL text expressions. The attempt joins attempt_errors. A handed-back
+ * attempt (shutdown) is not counted and the run may be claimed at once; a counted one (abandoned,
+ * transient) waits min(maxMs, baseMs · 2^(k−1)) ± 25 % after its k-th failure, unless it was the
+ * last allowed; a permanent one, or the last, fails the run with every attempt's reason. A run
+ * abandoned for the first time is claimable at once: its process died, and the dataset's queue
+ * has waited long enough; backoff is for runs that keep failing.
+ */
+function endAttemptSet(kind: SQL, error: SQL, retry: RetryPolicy): SQL {
+  const entry = sql`jsonb_build_object('attempt', attempts, 'at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'kind', ${kind}, 'error', ${error})`;
+  const counts = sql`(${kind} <> 'handed_back')`;
+  const givesUp = sql`(${kind} = 'permanent' OR (${counts} AND failed_attempts + 1 >= ${retry.maxAttempts}::int))`;
+  // one attempt: its own error; several: each, numbered, oldest first
+  const finalError = sql`CASE WHEN jsonb_array_length(attempt_errors) = 0 THEN left(${error}, ${MAX_ERROR}::int)
+    ELSE left('failed after ' || attempts || ' attempts: ' || (
+      SELECT string_agg('[' || (e ->> 'attempt') || ' ' || (e ->> 'kind') || '] ' || (e ->> 'error'), '; ' ORDER BY i)
+      FROM jsonb_array_elements(attempt_errors || jsonb_build_array(${entry})) WITH ORDINALITY AS x(e, i)), ${MAX_ERROR}::int) END`;
+  const backoff = sql`least(${retry.maxMs}::float8, ${retry.baseMs}::float8 * power(2, failed_attempts)) * (0.75 + random() * 0.5) * interval '1 millisecond'`;
+  return sql`
+    status = CASE WHEN ${givesUp} THEN 'failed' ELSE 'queued' END,
+    error = CASE WHEN ${givesUp} THEN ${finalError} ELSE NULL END,
+    finished_at = CASE WHEN ${givesUp} THEN now() ELSE NULL END,
+    retry_at = CASE WHEN ${givesUp} OR NOT ${counts} OR (${kind} = 'abandoned' AND failed_attempts = 0) THEN NULL ELSE now() + ${backoff} END,
+    failed_attempts = failed_attempts + CASE WHEN ${counts} THEN 1 ELSE 0 END,
+    attempt_errors = attempt_errors || jsonb_build_array(${entry}),
+    ${failStartedStages(error)}`;
+}
+
 interface ClaimRow {
   id: string;
   dataset_id: string;
   seq: string | number;
   params: Record<string, unknown> | string;
+  attempts: number;
 }
 
 /**
  * Claims the next run that may start, if any: the oldest queued run (by seq) of a dataset with no
- * started run, that is its dataset's oldest queued run. The row becomes `started` with our lease.
+ * started run, that is its dataset's oldest queued run and whose backoff (retry_at) is over. The
+ * row becomes `started` with our lease, its attempt counter one higher (the new fencing token),
+ * and our liveness lock's key (Postgres).
  *
  * Why this is safe between processes (READ COMMITTED, each statement its own snapshot):
  *
@@ -58,11 +96,10 @@ interface ClaimRow {
  * 'queued'` says so again for the UPDATE itself); and it cannot pick any other run of that
  * dataset, because in its snapshot the claimed run is still queued and smaller. A stale snapshot
  * that shows a run started or queued that has since finished only delays work to the next poll.
- * Marking abandoned, the heartbeat and the run-log writes never make a run started. So two runs
- * of a dataset can only both be started if some run became visible after another claimer's
- * snapshot already showed a larger seq of its dataset queued: two submits to one dataset whose
- * INSERTs commit out of seq order (seq is taken at insert, commit comes after). The snapshot
- * cannot see that row, and the subquery's NOT EXISTS are not re-checked against it.
+ * So two runs of a dataset can only both be started if some run became visible after another
+ * claimer's snapshot already showed a larger seq of its dataset queued: two submits to one
+ * dataset whose INSERTs commit out of seq order (seq is taken at insert, commit comes after). The
+ * snapshot cannot see that row, and the subquery's NOT EXISTS are not re-checked against it.
  *
  * That last race is closed by serialising claims: the UPDATE runs in a transaction that first
  * takes a transaction-scoped advisory lock (one key for the database). Under READ COMMITTED the
@@ -72,19 +109,25 @@ interface ClaimRow {
  * order. A claim is a few milliseconds; a process killed while holding the lock drops its
  * connection, and with it the lock. `lock_timeout` bounds the wait if a claimer hangs.
  *
+ * A run waiting out its backoff keeps its place: the runs of its dataset behind it wait too, so
+ * that a dataset's runs are always stored in submission order.
+ *
  * PGlite (one connection) runs the same statements; the lock is then uncontended.
  */
-export async function claimNext(db: Db, owner: string, leaseMs: number): Promise<ClaimedRun | null> {
+export async function claimNext(db: Db, owner: string, leaseMs: number, livenessKey: bigint | null): Promise<ClaimedRun | null> {
+  const lock = livenessKey === null ? sql`NULL` : sql`${livenessKey.toString()}::bigint`;
   const rows = await db.transaction(async (tx) => {
     await tx.execute(sql`SELECT set_config('lock_timeout', '10s', true), pg_advisory_xact_lock(${CLAIM_LOCK})`);
     return queryRows<ClaimRow>(
       tx as unknown as Db,
       sql`
         UPDATE gb_remember_runs r
-        SET status = 'started', started_at = clock_timestamp(), lease_owner = ${owner}, lease_expires_at = now() + ${ms(leaseMs)}
+        SET status = 'started', started_at = clock_timestamp(), lease_owner = ${owner}, lease_expires_at = now() + ${ms(leaseMs)},
+            lease_lock = ${lock}, attempts = r.attempts + 1, retry_at = NULL
         WHERE (r.dataset_id, r.id) = (
           SELECT q.dataset_id, q.id FROM gb_remember_runs q
           WHERE q.status = 'queued'
+            AND (q.retry_at IS NULL OR q.retry_at <= now())
             AND NOT EXISTS (SELECT 1 FROM gb_remember_runs s WHERE s.dataset_id = q.dataset_id AND s.status = 'started')
             AND NOT EXISTS (SELECT 1 FROM gb_remember_runs e WHERE e.dataset_id = q.dataset_id AND e.status = 'queued' AND e.seq < q.seq)
           ORDER BY q.seq
@@ -92,75 +135,134 @@ export async function claimNext(db: Db, owner: string, leaseMs: number): Promise
           FOR UPDATE OF q SKIP LOCKED
         )
         AND r.status = 'queued'
-        RETURNING r.id, r.dataset_id, r.seq, r.params`,
+        RETURNING r.id, r.dataset_id, r.seq, r.params, r.attempts`,
     );
   });
   const row = rows[0];
   if (!row) return null;
   const params = typeof row.params === "string" ? (JSON.parse(row.params) as Record<string, unknown>) : row.params;
-  return { id: row.id, datasetId: row.dataset_id, seq: Number(row.seq), params };
+  return { id: row.id, datasetId: row.dataset_id, seq: Number(row.seq), params, attempt: Number(row.attempts) };
 }
 
-/** Renews the lease of every run this owner holds; returns the ids still held. */
-export async function renewLeases(db: Db, owner: string, leaseMs: number): Promise<Set<string>> {
-  const rows = await queryRows<{ id: string }>(
+/** Renews the lease of every run this owner holds; returns the attempt held of each, by id. */
+export async function renewLeases(db: Db, owner: string, leaseMs: number): Promise<Map<string, number>> {
+  const rows = await queryRows<{ id: string; attempts: number }>(
     db,
     sql`UPDATE gb_remember_runs SET lease_expires_at = now() + ${ms(leaseMs)}
         WHERE status = 'started' AND lease_owner = ${owner}
-        RETURNING id`,
+        RETURNING id, attempts`,
   );
-  return new Set(rows.map((r) => r.id));
+  return new Map(rows.map((r) => [r.id, Number(r.attempts)]));
 }
 
-/** The error of a run whose lease expired, from the row's own lease_expires_at (ISO 8601, UTC, like Date#toISOString). */
-const abandonedError = sql`'abandoned: the process running it stopped (lease expired at ' || to_char(lease_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || ')'`;
+/**
+ * True for a started run whose claimer's liveness lock (a session advisory lock on the key in
+ * lease_lock, Postgres) no session holds any more: the process died, or lost its connection. A
+ * bigint key shows in pg_locks as classid (high 32 bits), objid (low 32 bits), objsubid 1.
+ */
+const livenessGone = sql`(lease_lock IS NOT NULL AND NOT EXISTS (
+  SELECT 1 FROM pg_locks l
+  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+    AND l.classid = ((lease_lock >> 32) & 4294967295)::oid AND l.objid = (lease_lock & 4294967295)::oid))`;
+
+const expiredAt = sql`to_char(lease_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+export interface EndedRun {
+  id: string;
+  datasetId: string;
+  /** queued again (to be retried) or failed (no attempts left) */
+  status: "queued" | "failed";
+  /** this attempt's reason */
+  reason: string;
+  /** the run's error once failed */
+  error: string | null;
+}
 
 /**
- * Marks failed every started run whose lease expired, and its started stages with it. Queued runs
- * have no lease and are never touched. Safe when several processes sweep at once, or a heartbeat
- * races the sweep: both lock the row, and the loser re-checks `status = 'started' AND
- * lease_expires_at < now()` on the winner's version. Started runs without a lease (not from the
- * queue) are left alone.
+ * Takes back every started run whose process is gone, as a failed attempt ("abandoned"): its
+ * lease expired (no heartbeat), or (Postgres) its claimer's liveness lock is gone, which shows a
+ * dead process at once; with `all`, every started run (PGlite at start-up: one process owns the
+ * database, so a run found started belongs to a process that died). Runs held by `exceptOwner`
+ * (the caller's own, which it knows are alive) are left alone. Safe when several processes sweep
+ * at once or a heartbeat races the sweep: both lock the row, and the loser re-checks the WHERE
+ * on the winner's version.
  */
-export async function failAbandoned(db: Db): Promise<{ id: string; datasetId: string; error: string }[]> {
-  const rows = await queryRows<{ id: string; dataset_id: string; error: string }>(
+export async function requeueAbandoned(db: Db, retry: RetryPolicy, opts: { all?: boolean; exceptOwner?: string } = {}): Promise<EndedRun[]> {
+  const reason = sql`CASE
+    WHEN lease_expires_at < now() THEN 'abandoned: the process running it stopped (lease expired at ' || ${expiredAt} || ')'
+    WHEN ${livenessGone} THEN 'abandoned: the process running it stopped (its database session ended)'
+    ELSE 'abandoned: the process running it stopped (found started when the app started)' END`;
+  const which = opts.all ? sql`TRUE` : sql`(lease_expires_at < now() OR ${livenessGone})`;
+  const mine = opts.exceptOwner === undefined ? sql`TRUE` : sql`lease_owner IS DISTINCT FROM ${opts.exceptOwner}`;
+  const rows = await queryRows<{ id: string; dataset_id: string; status: "queued" | "failed"; reason: string; error: string | null }>(
     db,
-    sql`UPDATE gb_remember_runs
-        SET status = 'failed', error = ${abandonedError}, finished_at = now(), ${failStartedStages(abandonedError)}
-        WHERE status = 'started' AND lease_expires_at < now()
-        RETURNING id, dataset_id, error`,
+    sql`WITH gone AS (
+          SELECT dataset_id, id, ${reason} AS reason FROM gb_remember_runs
+          WHERE status = 'started' AND ${which} AND ${mine}
+          FOR UPDATE
+        )
+        UPDATE gb_remember_runs r SET ${endAttemptSet(sql`'abandoned'`, sql`gone.reason`, retry)}
+        FROM gone
+        WHERE r.dataset_id = gone.dataset_id AND r.id = gone.id AND r.status = 'started'
+        RETURNING r.id, r.dataset_id, r.status, gone.reason, r.error`,
   );
-  return rows.map((r) => ({ id: r.id, datasetId: r.dataset_id, error: r.error }));
+  return rows.map((r) => ({ id: r.id, datasetId: r.dataset_id, status: r.status, reason: r.reason, error: r.error }));
 }
 
-const MAX_ERROR = 4000;
-
 /**
- * Marks a run this owner holds failed with `error`, if it is still started (execute threw, or
- * returned without finishing the run log). Returns whether it did.
+ * Ends the attempt `run.attempt` of a run this process holds: `permanent` fails it; `transient`
+ * and `abandoned` queue it again with a backoff (or fail it, past the maximum); `handed_back`
+ * queues it again at once, uncounted. A no-op (null) when that attempt no longer holds the run.
  */
-export async function failIfStarted(db: Db, run: { id: string; datasetId: string }, owner: string, error: string): Promise<boolean> {
+export async function endAttempt(
+  db: Db,
+  run: { id: string; datasetId: string; attempt: number },
+  kind: AttemptKind,
+  error: string,
+  retry: RetryPolicy,
+): Promise<EndedRun | null> {
   const e = sql`${error.slice(0, MAX_ERROR)}::text`;
-  const rows = await queryRows<{ id: string }>(
+  const rows = await queryRows<{ id: string; dataset_id: string; status: "queued" | "failed"; error: string | null }>(
     db,
-    sql`UPDATE gb_remember_runs
-        SET status = 'failed', error = ${e}, finished_at = now(), ${failStartedStages(e)}
-        WHERE dataset_id = ${run.datasetId} AND id = ${run.id} AND status = 'started' AND lease_owner = ${owner}
-        RETURNING id`,
+    sql`UPDATE gb_remember_runs SET ${endAttemptSet(sql`${kind}::text`, e, retry)}
+        WHERE dataset_id = ${run.datasetId} AND id = ${run.id} AND status = 'started' AND attempts = ${run.attempt}
+        RETURNING id, dataset_id, status, error`,
   );
-  return rows.length > 0;
+  const r = rows[0];
+  return r ? { id: r.id, datasetId: r.dataset_id, status: r.status, reason: error, error: r.error } : null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A run's status and error, by id alone; null if there is no such run (or the id is no uuid). */
-export async function readRun(db: Db, id: string): Promise<{ status: string; error: string | null } | null> {
+export interface RunState {
+  status: string;
+  error: string | null;
+  attempts: number;
+}
+
+/** A run's status, error and attempt, by id alone; null if there is no such run (or the id is no uuid). */
+export async function readRun(db: Db, id: string): Promise<RunState | null> {
   if (!UUID.test(id)) return null;
-  const rows = await queryRows<{ status: string; error: string | null }>(
-    db,
-    sql`SELECT status, error FROM gb_remember_runs WHERE id = ${id} LIMIT 1`,
+  const rows = await queryRows<RunState>(db, sql`SELECT status, error, attempts FROM gb_remember_runs WHERE id = ${id} LIMIT 1`);
+  const r = rows[0];
+  return r ? { ...r, attempts: Number(r.attempts) } : null;
+}
+
+/**
+ * Inside a transaction that writes what a run produced: locks the run's row (FOR SHARE) if this
+ * attempt still holds it, and says whether it does. Taking the run back (a sweep, a shutdown
+ * hand-back) updates that row, so it waits for the transaction; and once the run is taken back,
+ * this finds another attempt and the transaction writes nothing. A stale process can never write.
+ */
+export async function holdsRun(tx: Db, run: { id: string; datasetId: string; attempt: number }): Promise<boolean> {
+  const rows = await queryRows<{ ok: number }>(
+    tx,
+    sql`SELECT 1 AS ok FROM gb_remember_runs
+        WHERE dataset_id = ${run.datasetId} AND id = ${run.id} AND status = 'started' AND attempts = ${run.attempt}
+        FOR SHARE`,
   );
-  return rows[0] ?? null;
+  return rows.length > 0;
 }
 
 export const isFinal = (status: string): status is FinalStatus => status === "succeeded" || status === "failed";

@@ -1,0 +1,87 @@
+/*
+ * How an attempt of a remember run ended, read from what `execute` threw. Errors are recognised
+ * by a property rather than `instanceof`: the built app bundles server code twice, and a class
+ * from one bundle is not the class of the other.
+ *
+ *   lease_lost  this process no longer holds the run (another took it back): write nothing more
+ *   shutdown    the process is stopping: the run goes back to the queue, no attempt counted
+ *   transient   an outage (model server, network, database): retried with backoff
+ *   permanent   anything else: the run fails
+ */
+
+export type Outcome = "lease_lost" | "shutdown" | "transient" | "permanent";
+
+/** This process lost the run: its lease was taken back, or a fenced write found another attempt. */
+export class LeaseLostError extends Error {
+  readonly gbOutcome = "lease_lost";
+  constructor(message: string) {
+    super(message);
+    this.name = "LeaseLostError";
+  }
+}
+
+/** The reason a shutdown aborts the runs still in flight when its grace period ends. */
+export class ShutdownError extends Error {
+  readonly gbOutcome = "shutdown";
+  constructor(message = "the process is shutting down: the run goes back to the queue") {
+    super(message);
+    this.name = "ShutdownError";
+  }
+}
+
+/** A failure worth trying again later (thrown by our own code; the model's errors carry `transient`). */
+export class TransientError extends Error {
+  readonly transient = true;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "TransientError";
+  }
+}
+
+/**
+ * SQLSTATE classes and codes of a database that is away or overloaded, not of a wrong statement:
+ * connection exceptions (08), serialization failures and deadlocks (40001, 40P01), insufficient
+ * resources (53), operator intervention (57P01–57P05: shutdown, crash, cannot connect now), and
+ * a lock timeout (55P03).
+ */
+const TRANSIENT_SQLSTATE = /^(08|53|57P0[1-5]$|40001$|40P01$|55P03$)/;
+/** Node's and postgres.js's codes for a connection that broke or never came. */
+const TRANSIENT_CODES = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+]);
+
+function field(e: unknown, name: string): unknown {
+  return typeof e === "object" && e !== null && name in e ? (e as Record<string, unknown>)[name] : undefined;
+}
+
+/** The error and its causes, outermost first (drizzle wraps a driver's error as its cause). */
+function* chain(e: unknown): Generator<unknown> {
+  const seen = new Set<unknown>();
+  for (let err = e; err !== undefined && err !== null && !seen.has(err); err = field(err, "cause")) {
+    seen.add(err);
+    yield err;
+  }
+}
+
+export function outcomeOf(e: unknown): Outcome {
+  for (const err of chain(e)) {
+    const brand = field(err, "gbOutcome");
+    if (brand === "lease_lost" || brand === "shutdown") return brand;
+  }
+  for (const err of chain(e)) {
+    if (field(err, "transient") === true) return "transient";
+    const code = field(err, "code");
+    if (typeof code === "string" && (TRANSIENT_SQLSTATE.test(code) || TRANSIENT_CODES.has(code))) return "transient";
+  }
+  return "permanent";
+}
