@@ -7,6 +7,7 @@ import { StopSignal, type Observer, type RunOptions, type RunResult, type Stage,
  *   Each(items, steps):  for every item, run `steps` on it to the end before the next item;
  *                        then skip the group's stages that no item reached (no items, or Stop).
  *   Stage s:
+ *     yield to the event loop (see below)
  *     if the run's signal is aborted → throw its reason (no stage is started after an abort)
  *     if an earlier stage returned Stop, or s.enabled(job) is false:
  *        skip(s) and its `also` stages — unless an earlier item already ran them — and go on
@@ -20,6 +21,12 @@ import { StopSignal, type Observer, type RunOptions, type RunResult, type Stage,
  * Every observer hook is awaited in order and wrapped: a hook that throws is logged and the run
  * goes on. addInference hooks run one after the other while the stage runs, and all of them have
  * ended before done(s). A null observer is allowed (nothing is told).
+ *
+ * Before each stage the runner lets the event loop turn (setImmediate). A pipeline whose awaits
+ * all settle as microtasks (an in-process database such as PGlite, models without I/O) would
+ * otherwise run from end to end, and a queue of them one after the other, without the process
+ * ever reading a socket, a timer or a signal: no HTTP answer, no heartbeat, no SIGTERM until the
+ * queue is empty.
  */
 
 const noObserver: Observer = {
@@ -28,6 +35,8 @@ const noObserver: Observer = {
   skip() {},
   addInference() {},
 };
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function toError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
@@ -85,6 +94,7 @@ class Runner {
   }
 
   private async stage(s: Stage<unknown>, job: unknown): Promise<void> {
+    await yieldToEventLoop();
     this.signal?.throwIfAborted();
     if (this.stoppedBy !== null || (s.enabled !== undefined && !s.enabled(job))) {
       await this.skipUntouched([s]);

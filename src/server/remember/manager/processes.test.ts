@@ -1,8 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { type Child, reap, spawnChild as spawnProgram, waitForLine } from "../../../test/child";
 import type { Db } from "../../db/client";
 import { queryRows } from "../../db/rows";
 import { createRememberManager } from "./manager";
@@ -18,37 +17,7 @@ import type { RememberManager } from "./types";
 const pgUrl = inject("pgUrl");
 if (!pgUrl) console.log("remember manager across processes [postgres]: skipped, TEST_DATABASE_URL is unset (they need a Postgres server)");
 
-const CHILD = path.resolve("src/test/queue-child.ts");
-
-interface Child {
-  proc: ChildProcess;
-  lines: string[];
-  stderr: string[];
-  exited: Promise<number | null>;
-}
-
-function spawnChild(env: Record<string, string>): Child {
-  const proc = spawn(process.execPath, ["--import", "tsx", CHILD], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const lines: string[] = [];
-  const stderr: string[] = [];
-  let buf = "";
-  proc.stdout?.on("data", (d: Buffer) => {
-    buf += d.toString();
-    const parts = buf.split("\n");
-    buf = parts.pop() ?? "";
-    lines.push(...parts);
-  });
-  proc.stderr?.on("data", (d: Buffer) => stderr.push(d.toString()));
-  const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
-  return { proc, lines, stderr, exited };
-}
-
-async function waitForLine(child: Child, line: string, timeoutMs = 15_000) {
-  await until(`"${line}" from the child (stderr: ${child.stderr.join("").slice(-2000)})`, async () => child.lines.includes(line), timeoutMs);
-}
+const spawnChild = (env: Record<string, string>) => spawnProgram("src/test/queue-child.ts", env);
 
 describe.skipIf(!pgUrl)("remember manager across processes [postgres]", () => {
   let own: Awaited<ReturnType<typeof privateServerDatabase>> | undefined;
@@ -67,10 +36,7 @@ describe.skipIf(!pgUrl)("remember manager across processes [postgres]", () => {
   const managers: RememberManager[] = [];
   afterEach(async () => {
     await Promise.all(managers.splice(0).map((m) => m.stop()));
-    for (const c of children.splice(0)) {
-      if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill("SIGKILL");
-      await c.exited;
-    }
+    await reap(children);
   });
 
   const childEnv = (extra: Record<string, string>) => ({
@@ -147,7 +113,7 @@ describe.skipIf(!pgUrl)("remember manager across processes [postgres]", () => {
     // told to stop, each stops its manager, closes its database and exits by itself
     for (const c of [a, b]) c.proc.kill("SIGTERM");
     const exit = (c: Child) =>
-      Promise.race([c.exited, new Promise((r) => setTimeout(() => r("still running 5 s after SIGTERM"), 5000).unref())]);
+      Promise.race([c.exited.then((e) => e.code), new Promise((r) => setTimeout(() => r("still running 5 s after SIGTERM"), 5000).unref())]);
     expect(await exit(a)).toBe(0);
     expect(await exit(b)).toBe(0);
 
