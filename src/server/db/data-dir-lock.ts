@@ -102,7 +102,8 @@ function judge(file: string, raw: string): Judgement {
   if (!owner) return age < WRITING_MS ? "retry" : "stale";
   if (owner.machine !== machine) {
     if (age >= FOREIGN_STALE_MS) return "stale";
-    return { live: `process ${owner.pid} on ${owner.host} (another host or container) holds it; it refreshed the lock ${Math.round(age / 1000)} s ago` };
+    const seconds = Math.round(age / 1000);
+    return { live: `process ${owner.pid} on ${owner.host} (another host or container) holds it; it refreshed the lock ${seconds} s ago, and it counts as gone ${FOREIGN_STALE_MS / 1000} s after` };
   }
   if (owner.pid === process.pid) return held.has(file) ? { live: "this process has it open already" } : "stale";
   if (!pidAlive(owner.pid)) return "stale";
