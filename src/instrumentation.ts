@@ -1,14 +1,16 @@
 /**
  * Runs once when the server starts: open (and migrate) the database now rather than on the first
- * request, which would otherwise wait for PGlite's cold start (~5 s); and take over SIGTERM and
- * SIGINT, so that stopping the server hands the remember runs in flight back to the queue and
- * closes the database (src/server/shutdown.ts).
+ * request, which would otherwise wait for PGlite's cold start (~5 s), and exit with the reason if
+ * that fails (reportStartupFailure); and take over SIGTERM and SIGINT, so that stopping the
+ * server hands the remember runs in flight back to the queue and closes the database
+ * (src/server/shutdown.ts).
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { getApp } = await import("./server/app");
   const { installShutdown } = await import("./server/shutdown");
+  const { reportStartupFailure } = await import("./server/startup-failure");
   const { env } = await import("./env");
   installShutdown({ app: () => getApp().catch(() => null), graceMs: env().GB_SHUTDOWN_GRACE_MS });
-  getApp().catch((e: unknown) => console.error("gligabao failed to start", e));
+  getApp().catch(reportStartupFailure);
 }

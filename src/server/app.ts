@@ -1,16 +1,16 @@
-import path from "node:path";
 import type { Env } from "../env";
 import { env as processEnv } from "../env";
-import { type Database, openDatabase } from "./db/client";
-import { migrate } from "./db/migrate";
-import { type Auth, authSecret, createAuth, ensureBootstrapOwner, needsFirstOwner } from "./auth/better-auth";
-import { ensureBootstrapKey } from "./auth/keys";
+import type { Database } from "./db/client";
+import { type Auth, needsFirstOwner } from "./auth/better-auth";
 import { createRateLimits, type RateLimits } from "./auth/rate-limit";
-import { ensureDefaultDataset } from "./datasets/datasets";
 import { createProvider, resolveStageOptions } from "./models/factory";
 import type { CallOptions, ModelProvider } from "./models/types";
 import { executeRememberRun } from "./remember/execute";
 import { createRememberManager, type RememberManager, type StopReport } from "./remember/manager";
+import { initialiseDatabase } from "./startup";
+
+// where it always was, for scripts; it moved with the rest of the database start-up
+export { databaseOptions } from "./startup";
 
 /**
  * Everything a request needs, made once per process: the database (migrated, with the default
@@ -47,12 +47,6 @@ export interface Health {
   needsFirstOwner: boolean;
 }
 
-export function databaseOptions(env: Env) {
-  return env.DATABASE_URL
-    ? ({ driver: "postgres", url: env.DATABASE_URL } as const)
-    : ({ driver: "pglite", dataDir: path.join(env.GB_DATA_DIR, "pglite") } as const);
-}
-
 export interface CreateAppOptions {
   env: Env;
   /** an open database (tests); else the one the environment names */
@@ -64,13 +58,8 @@ export interface CreateAppOptions {
 }
 
 export async function createApp({ env, database, worker = true, pollMs }: CreateAppOptions): Promise<App> {
-  const db = await migrate(database ?? (await openDatabase(databaseOptions(env))));
-  await ensureDefaultDataset(db.db);
-  const auth = createAuth({ db: db.db, env, secret: await authSecret(db.db, env) });
-  if (env.GB_BOOTSTRAP_EMAIL && env.GB_BOOTSTRAP_PASSWORD) {
-    await ensureBootstrapOwner(db.db, auth, env.GB_BOOTSTRAP_EMAIL, env.GB_BOOTSTRAP_PASSWORD);
-  }
-  if (env.GB_BOOTSTRAP_API_KEY) await ensureBootstrapKey(db.db, env.GB_BOOTSTRAP_API_KEY);
+  // open, migrate, default rows: under one lock, so that processes can start together (startup.ts)
+  const { database: db, auth } = await initialiseDatabase(env, database);
   const app: App = {
     env,
     database: db,

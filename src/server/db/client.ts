@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
@@ -8,8 +8,11 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { lockDataDir } from "./data-dir-lock";
+import { dataDirError, pgliteOpenError, postgresOpenError } from "./open-errors";
 import { queryRows } from "./rows";
 import * as schema from "./schema";
+import { redactUrl } from "./startup-error";
 
 /** One Drizzle type for both drivers: code above this file never knows which it has. */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -20,6 +23,8 @@ export interface Database {
   readonly driver: DriverName;
   /** pgvector is installed in this database (else vector search uses the fallback) */
   readonly vector: boolean;
+  /** for messages: PGlite's resolved data dir ("in memory"), or the server's URL without its password */
+  readonly location: string;
   /**
    * Takes a session-level advisory lock on a connection of its own and holds it until released
    * (waiting while another session holds it). Postgres only: null on PGlite, where one process
@@ -85,35 +90,87 @@ async function hasVector(db: Db): Promise<boolean> {
   return rows.length > 0;
 }
 
-async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob }) {
-  if (opts.dataDir) mkdirSync(path.dirname(path.resolve(opts.dataDir)), { recursive: true });
-  const client = await PGlite.create({
-    dataDir: opts.dataDir,
-    loadDataDir: opts.loadDataDir,
-    extensions: { vector, pg_trgm },
+/**
+ * The data dir made if missing and resolved through symlinks: PGlite's file system (Emscripten's)
+ * cannot mount a symlinked directory (it fails with "ErrnoError 44"), and the lock file must be
+ * the same for every path to the directory.
+ */
+function resolveDataDir(dataDir: string): string {
+  const dir = path.resolve(dataDir);
+  try {
+    mkdirSync(dir, { recursive: true });
+    return realpathSync(dir);
+  } catch (e) {
+    throw dataDirError(dir, e);
+  }
+}
+
+async function openPgliteOnDisk(dataDir: string, loadDataDir: Blob | undefined): Promise<Database> {
+  const dir = resolveDataDir(dataDir);
+  // the lock file is the first thing written there: its errors are the directory's
+  const lock = await lockDataDir(dir).catch((e: unknown) => {
+    throw dataDirError(dir, e);
   });
+  let client: PGlite | undefined;
+  try {
+    client = await PGlite.create({ dataDir: dir, loadDataDir, extensions: { vector, pg_trgm } });
+    // a dump holds the data dir's files, a lock file of the process that made it among them
+    if (loadDataDir) lock.rewrite();
+    const db = drizzlePglite({ client, schema }) as unknown as Db;
+    const opened = client;
+    return {
+      db,
+      driver: "pglite",
+      vector: await hasVector(db),
+      location: dir,
+      sessionLock: async () => null,
+      close: async () => {
+        try {
+          await opened.close();
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (e) {
+    await client?.close().catch(() => {});
+    lock.release();
+    throw pgliteOpenError(dir, e);
+  }
+}
+
+async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob }): Promise<Database> {
+  if (opts.dataDir) return openPgliteOnDisk(opts.dataDir, opts.loadDataDir);
+  const client = await PGlite.create({ loadDataDir: opts.loadDataDir, extensions: { vector, pg_trgm } });
   const db = drizzlePglite({ client, schema }) as unknown as Db;
-  return { db, close: () => client.close(), client };
+  return { db, driver: "pglite", vector: await hasVector(db), location: "in memory", sessionLock: async () => null, close: () => client.close() };
 }
 
 /**
  * Opens a database. Does not migrate (see migrate.ts): `vector` reflects the extensions present
- * now, so callers that migrate re-check with `detectVector` afterwards.
+ * now, so callers that migrate re-check with `detectVector` afterwards. A database that cannot
+ * be opened is a StartupError saying where and what to do.
  */
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
-  if (opts.driver === "postgres") {
-    const client = postgres(opts.url, { max: opts.max ?? 10, onnotice: () => {} });
-    const db = drizzlePostgres({ client, schema }) as unknown as Db;
-    return {
-      db,
-      driver: "postgres",
-      vector: await hasVector(db),
-      sessionLock: (key) => postgresSessionLock(client, key),
-      close: () => client.end(),
-    };
+  if (opts.driver === "pglite") return openPglite(opts);
+  const client = postgres(opts.url, { max: opts.max ?? 10, onnotice: () => {} });
+  const db = drizzlePostgres({ client, schema }) as unknown as Db;
+  let hasVectorNow: boolean;
+  try {
+    // the first query: it is the one that connects
+    hasVectorNow = await hasVector(db);
+  } catch (e) {
+    await client.end({ timeout: 0 }).catch(() => {});
+    throw postgresOpenError(opts.url, e);
   }
-  const { db, close } = await openPglite(opts);
-  return { db, driver: "pglite", vector: await hasVector(db), sessionLock: async () => null, close };
+  return {
+    db,
+    driver: "postgres",
+    vector: hasVectorNow,
+    location: redactUrl(opts.url),
+    sessionLock: (key) => postgresSessionLock(client, key),
+    close: () => client.end(),
+  };
 }
 
 export { hasVector as detectVector };

@@ -4,7 +4,6 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
 import { type Child, reap, spawnChild, waitForLine } from "../../test/child";
-import { crashTexts } from "../../test/crash-texts";
 import { type Database, openDatabase } from "../db/client";
 import { migrate } from "../db/migrate";
 import { queryRows } from "../db/rows";

@@ -1,0 +1,115 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+
+/*
+ * Start-up of the built server (`next start`), no browser. A data dir that cannot be opened
+ * stops the server with exit code 1 and the reason on stderr (before: a server answering 500
+ * forever); a symlinked data dir just works; a second server on a data dir in use stops naming
+ * the first; a server killed with SIGKILL leaves a lock that the next start takes over.
+ */
+
+interface Server {
+  proc: ChildProcess;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+const servers: Server[] = [];
+const dirs: string[] = [];
+test.afterEach(async () => {
+  for (const s of servers.splice(0)) {
+    if (s.proc.exitCode === null && s.proc.signalCode === null) s.proc.kill("SIGKILL");
+    await s.exited;
+  }
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  mkdirSync(".test-data", { recursive: true });
+  const dir = path.resolve(mkdtempSync(".test-data/e2e-startup-"));
+  dirs.push(dir);
+  return dir;
+}
+
+function startServer(port: number, dataDir: string): Server {
+  // node …/next directly, so that the pid we hold is the server's (STACK-NOTES)
+  const proc = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)], {
+    env: { ...process.env, GB_DATA_DIR: dataDir, DATABASE_URL: "", GB_MODELS: "builtin", OPENAI_API_KEY: "", GB_AUTH: "off", NEXT_TELEMETRY_DISABLED: "1" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  proc.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
+  const server = { proc, stderr: () => stderr, exited };
+  servers.push(server);
+  return server;
+}
+
+/** The exit code, failing if the server is still up after `ms`. */
+async function exitWithin(server: Server, ms: number): Promise<number | null> {
+  const timeout = new Promise<"running">((r) => setTimeout(() => r("running"), ms));
+  const code = await Promise.race([server.exited, timeout]);
+  if (code === "running") throw new Error(`the server still runs after ${ms} ms; stderr: ${server.stderr()}`);
+  return code;
+}
+
+async function health(port: number, ms: number): Promise<unknown> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/api/health`);
+      if (res.ok) return await res.json();
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`no healthy answer on port ${port} in ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+test("a GB_DATA_DIR that is a regular file: exit code 1 within seconds, and what to do on stderr", async () => {
+  const file = path.join(tempDir(), "data");
+  writeFileSync(file, "not a directory");
+  const started = Date.now();
+  const server = startServer(3111, file);
+  expect(await exitWithin(server, 20_000)).toBe(1);
+  expect(Date.now() - started).toBeLessThan(20_000);
+  expect(server.stderr()).toContain(
+    [
+      "gligabao could not start: could not open the PGlite data dir",
+      `  where: ${file}/pglite`,
+      `  reason: ENOTDIR: not a directory, mkdir '${file}/pglite'`,
+      `  what to do: ${file} is a file, not a directory: point GB_DATA_DIR at a directory (it is made if missing)`,
+    ].join("\n"),
+  );
+});
+
+test("a symlinked data dir serves; a second server on it stops naming the first; after kill -9 the next one starts", async () => {
+  test.setTimeout(180_000);
+  const root = tempDir();
+  // GB_DATA_DIR is a symlink, and its pglite is one too (the crash-looping case of issue #10)
+  mkdirSync(path.join(root, "data"));
+  mkdirSync(path.join(root, "store"));
+  symlinkSync(path.join(root, "data"), path.join(root, "data-link"));
+  symlinkSync(path.join(root, "store"), path.join(root, "data", "pglite"));
+  const dataDir = path.join(root, "data-link");
+
+  const first = startServer(3112, dataDir);
+  expect(await health(3112, 90_000)).toMatchObject({ ok: true, db: "pglite" });
+  const owner = (JSON.parse(readFileSync(path.join(root, "store", "gligabao.lock"), "utf8")) as { pid: number }).pid;
+  expect(owner).toBe(first.proc.pid);
+
+  const second = startServer(3113, dataDir);
+  expect(await exitWithin(second, 20_000)).toBe(1);
+  expect(second.stderr()).toContain("gligabao could not start: another process is using the PGlite data dir");
+  expect(second.stderr()).toContain(`  where: ${path.join(root, "store")}`);
+  expect(second.stderr()).toContain(`is another gligabao process (pid ${owner} on`);
+
+  first.proc.kill("SIGKILL");
+  await first.exited;
+  const third = startServer(3114, dataDir);
+  expect(await health(3114, 60_000)).toMatchObject({ ok: true, db: "pglite" });
+  third.proc.kill("SIGTERM");
+});
