@@ -65,6 +65,8 @@ export default defineConfig({
         OPENAI_API_KEY: "sk-e2e",
         OPENAI_BASE_URL: `http://127.0.0.1:${fakeModelPort}/v1`,
         GB_MODEL_MAX_RETRIES: "0",
+        // a run that met an outage ([flaky-extract]) is tried again soon
+        GB_REMEMBER_RETRY_BASE_MS: "200",
       },
     },
   ],

@@ -5,14 +5,18 @@ import { type ChatRequestBody, type ChatValue, startFakeOpenAI } from "../src/te
  * The loopback model server of the e2e app on port 3102 (GB_MODELS=openai): an OpenAI-compatible
  * fake whose answers follow markers in the text, so that tests make failed, flagged and slow runs
  * through the API:
- *   [fail-extract]   extract_graph gets a 500: the run fails
+ *   [fail-extract]   extract_graph gets a 400 (a verdict, not an outage): the run fails
+ *   [flaky-extract]  extract_graph gets a 503 the first time it sees the text: the run is queued
+ *                    again and succeeds on its second attempt
  *   [fail-classify]  classify_complexity gets a 400: the run succeeds with a failed advisory stage
  *   [slow]           every model call of that text waits 1 s
  * Otherwise it answers like a small model: the builtin extractor's graph, the first sentence as
  * the summary, nothing to merge, and an answer that cites the first context item.
  */
 
-const MARKERS = /\[(fail-extract|fail-classify|slow)\]/g;
+const MARKERS = /\[(fail-extract|flaky-extract|fail-classify|slow)\]/g;
+/** texts whose [flaky-extract] already failed once */
+const flaked = new Set<string>();
 
 function userText(body: ChatRequestBody): string {
   const messages = (body.messages ?? []) as { role: string; content: unknown }[];
@@ -29,7 +33,11 @@ function answer(body: ChatRequestBody): ChatValue {
       if (text.includes("[fail-classify]")) return { status: 400, body: { error: { message: "classifier unavailable (fake)", type: "invalid_request_error" } } };
       return { content: { complexity: "simple", chunk: false, reason: "fake model" } };
     case "graph": {
-      if (text.includes("[fail-extract]")) return { status: 500, body: { error: { message: "extraction failed (fake)", type: "server_error" } } };
+      if (text.includes("[fail-extract]")) return { status: 400, body: { error: { message: "extraction refused (fake)", type: "invalid_request_error" } } };
+      if (text.includes("[flaky-extract]") && !flaked.has(text)) {
+        flaked.add(text);
+        return { status: 503, body: { error: { message: "model overloaded (fake)", type: "server_error" } } };
+      }
       const body = clean.includes("Text:\n") ? clean.slice(clean.indexOf("Text:\n") + 6) : clean;
       return { content: extractGraph({ text: body.trim() }) };
     }

@@ -199,6 +199,19 @@ test("an unknown run says it was not found", async ({ page }) => {
   await shoot(page, "not-found");
 });
 
+test("a run that met a model outage is queued again and succeeds; its page shows the attempts", async ({ page, request }) => {
+  test.setTimeout(60_000);
+  const dataset = await freshDataset(request, models, "retry");
+  const r = await remember(request, models, dataset, "[flaky-extract] Carol lives in Oslo.");
+  expect(r).toMatchObject({ status: "succeeded", error: null });
+  await page.goto(`${models}/admin/remember/${r.rememberRunId}`);
+  const attempts = page.getByTestId("run-attempts");
+  await expect(attempts).toContainText("Succeeded on attempt 2");
+  await expect(attempts.locator('li[data-kind="transient"]')).toContainText(/Attempt 1 · an outage, tried again · .*HTTP 503/);
+  await expect(stageRow(page, "extract_graph")).toContainText("succeeded");
+  await shoot(page, "remember-run-retried");
+});
+
 test("a failed run and a flagged run, in the list and on their pages", async ({ page, request }) => {
   test.setTimeout(90_000);
   const dataset = await freshDataset(request, models, "fail");

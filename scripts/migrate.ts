@@ -1,15 +1,11 @@
 import { parseEnv } from "../src/env";
-import { databaseOptions } from "../src/server/app";
-import { openDatabase } from "../src/server/db/client";
-import { migrate } from "../src/server/db/migrate";
-import { ensureDefaultDataset } from "../src/server/datasets/datasets";
+import { initialiseDatabase } from "../src/server/startup";
 
-/** npm run db:migrate — applies drizzle/ to the configured database (the app also does at start). */
+/**
+ * npm run db:migrate — applies drizzle/ to the configured database and makes its start-up rows,
+ * under the same lock as the app's start (the app also does it at start).
+ */
 const env = parseEnv();
-const opts = databaseOptions(env);
-const database = await migrate(await openDatabase(opts));
-await ensureDefaultDataset(database.db);
-console.log(
-  `migrated ${opts.driver === "postgres" ? "the Postgres server" : `PGlite at ${opts.dataDir}`}; vector search: ${database.vector ? "pgvector" : "fallback"}`,
-);
+const { database } = await initialiseDatabase(env);
+console.log(`migrated ${database.driver === "postgres" ? "the Postgres server" : "PGlite"} at ${database.location}; vector search: ${database.vector ? "pgvector" : "fallback"}`);
 await database.close();

@@ -3,6 +3,7 @@
 import { formatDuration, isLive, progressFraction } from "@/lib/runs";
 import type { RunKind } from "@/lib/stages";
 import type { RunDetail } from "./api";
+import { Attempts } from "./attempts";
 import s from "./run.module.css";
 import { FlaggedBadge, StatusBadge } from "./status-badge";
 import { Time } from "./time";
@@ -92,6 +93,7 @@ export function RunSummary({ kind, run }: { kind: RunKind; run: RunDetail }) {
         </dl>
       </div>
       {run.progress && isLive(run.status) && <ProgressBar run={run} progress={run.progress} />}
+      <Attempts run={run} />
       {run.status === "failed" && (
         <p role="alert" className="note error" data-testid="run-error">
           <strong>The run failed</strong>
