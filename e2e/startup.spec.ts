@@ -1,7 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { cleanUp, exitWithin, health, startServer, tempDir } from "./server";
 
 /*
  * Start-up of the built server (`next start`), no browser. A data dir that cannot be opened
@@ -10,67 +10,10 @@ import { expect, test } from "@playwright/test";
  * the first; a server killed with SIGKILL leaves a lock that the next start takes over.
  */
 
-interface Server {
-  proc: ChildProcess;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-const servers: Server[] = [];
-const dirs: string[] = [];
-test.afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    if (s.proc.exitCode === null && s.proc.signalCode === null) s.proc.kill("SIGKILL");
-    await s.exited;
-  }
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  mkdirSync(".test-data", { recursive: true });
-  const dir = path.resolve(mkdtempSync(".test-data/e2e-startup-"));
-  dirs.push(dir);
-  return dir;
-}
-
-function startServer(port: number, dataDir: string): Server {
-  // node …/next directly, so that the pid we hold is the server's (STACK-NOTES)
-  const proc = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)], {
-    env: { ...process.env, GB_DATA_DIR: dataDir, DATABASE_URL: "", GB_MODELS: "builtin", OPENAI_API_KEY: "", GB_AUTH: "off", NEXT_TELEMETRY_DISABLED: "1" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  proc.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
-  const server = { proc, stderr: () => stderr, exited };
-  servers.push(server);
-  return server;
-}
-
-/** The exit code, failing if the server is still up after `ms`. */
-async function exitWithin(server: Server, ms: number): Promise<number | null> {
-  const timeout = new Promise<"running">((r) => setTimeout(() => r("running"), ms));
-  const code = await Promise.race([server.exited, timeout]);
-  if (code === "running") throw new Error(`the server still runs after ${ms} ms; stderr: ${server.stderr()}`);
-  return code;
-}
-
-async function health(port: number, ms: number): Promise<unknown> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/api/health`);
-      if (res.ok) return await res.json();
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`no healthy answer on port ${port} in ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+test.afterEach(cleanUp);
 
 test("a GB_DATA_DIR that is a regular file: exit code 1 within seconds, and what to do on stderr", async () => {
-  const file = path.join(tempDir(), "data");
+  const file = path.join(tempDir("e2e-startup"), "data");
   writeFileSync(file, "not a directory");
   const started = Date.now();
   const server = startServer(3111, file);
@@ -88,7 +31,7 @@ test("a GB_DATA_DIR that is a regular file: exit code 1 within seconds, and what
 
 test("a symlinked data dir serves; a second server on it stops naming the first; after kill -9 the next one starts", async () => {
   test.setTimeout(180_000);
-  const root = tempDir();
+  const root = tempDir("e2e-startup");
   // GB_DATA_DIR is a symlink, and its pglite is one too (the crash-looping case of issue #10)
   mkdirSync(path.join(root, "data"));
   mkdirSync(path.join(root, "store"));

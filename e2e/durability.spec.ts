@@ -1,0 +1,128 @@
+import { expect, test } from "@playwright/test";
+import { cleanUp, exitWithin, health, startServer, tempDir } from "./server";
+
+/*
+ * The built server (`next start`) stopped with SIGTERM and killed with SIGKILL while it
+ * remembers, no browser: nothing accepted is lost, a client retrying with its idempotency keys
+ * stores nothing twice, and SIGTERM ends in a clean exit that hands the runs in flight back.
+ */
+
+test.afterEach(cleanUp);
+
+const PORT = 3120;
+const base = `http://127.0.0.1:${PORT}`;
+// small chunks, so every text is several and a kill lands between two of them; no grace: a
+// SIGTERM hands back whatever is in flight
+const ENV = { GB_CHUNK_TOKENS: "32", GB_CHUNK_OVERLAP_TOKENS: "0", GB_SHUTDOWN_GRACE_MS: "0" };
+
+async function trpc<T>(method: "GET" | "POST", path: string, input: unknown): Promise<{ status: number; body: T }> {
+  const json = encodeURIComponent(JSON.stringify({ json: input }));
+  const res =
+    method === "GET"
+      ? await fetch(`${base}/api/trpc/${path}?input=${json}`)
+      : await fetch(`${base}/api/trpc/${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ json: input }) });
+  return { status: res.status, body: (await res.json()) as T };
+}
+type Data<T> = { result: { data: { json: T } } };
+
+const texts = Array.from(
+  { length: 16 },
+  (_, i) =>
+    `Nadia Person${i} lives in Lyon. Nadia Person${i} works at the Blue Bakery and likes the early shifts. ` +
+    `On weekends Nadia Person${i} visits friends in Nantes and plays chess at the old club. ` +
+    `Nadia Person${i} has a sister who studies music in Nantes. Last spring Nadia Person${i} adopted a dog.`,
+);
+
+async function submitAll(): Promise<{ id: string; replayed: boolean }[]> {
+  const out = [];
+  for (const [i, text] of texts.entries()) {
+    const r = await trpc<Data<{ rememberRunId: string; replayed: boolean }>>("POST", "remember.submit", { dataset: "default", text, idempotencyKey: `e2e-${i}` });
+    expect(r.status).toBe(200);
+    out.push({ id: r.body.result.data.json.rememberRunId, replayed: r.body.result.data.json.replayed });
+  }
+  return out;
+}
+
+async function succeeded(): Promise<number> {
+  const r = await trpc<Data<{ succeeded: number }>>("GET", "runs.remember.counts", { dataset: "default" });
+  return r.body.result.data.json.succeeded;
+}
+
+/** A moment after a run ended, so that the next one is under way (a kill right at an end finds nothing in flight). */
+const midRun = () => new Promise((r) => setTimeout(r, 100 + Math.random() * 150));
+
+async function untilSucceeded(n: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while ((await succeeded()) < n) {
+    if (Date.now() > deadline) throw new Error(`fewer than ${n} runs succeeded after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test("SIGTERM hands the runs in flight back and exits 0; kill -9 loses nothing; resubmitted keys store nothing twice", async () => {
+  test.setTimeout(240_000);
+  const dir = tempDir("e2e-durability");
+
+  const first = startServer(PORT, dir, ENV);
+  await health(PORT, 90_000);
+  const runs = await submitAll();
+  expect(runs.every((r) => !r.replayed)).toBe(true);
+  await untilSucceeded(2, 60_000);
+  await midRun();
+  first.proc.kill("SIGTERM");
+  expect(await exitWithin(first, 15_000)).toBe(0);
+  const stopped = /stopped: (\d+) run\(s\) finished, (\d+) handed back to the queue; database closed/.exec(first.stdout());
+  expect(stopped, first.stdout() + first.stderr()).not.toBeNull();
+  expect(Number(stopped![2])).toBeGreaterThanOrEqual(1);
+
+  const second = startServer(PORT, dir, ENV);
+  await health(PORT, 90_000);
+  const before = await succeeded();
+  await untilSucceeded(before + 2, 60_000);
+  await midRun();
+  second.proc.kill("SIGKILL");
+  await second.exited;
+
+  const third = startServer(PORT, dir, ENV);
+  await health(PORT, 90_000);
+  // the client, not knowing what became of its submits, sends them all again with their keys
+  const again = await submitAll();
+  expect(again).toEqual(runs.map((r) => ({ id: r.id, replayed: true })));
+  await untilSucceeded(texts.length, 120_000);
+  const counts = await trpc<Data<Record<string, number>>>("GET", "runs.remember.counts", { dataset: "default" });
+  expect(counts.body.result.data.json).toMatchObject({ queued: 0, started: 0, succeeded: texts.length, failed: 0 });
+
+  const kinds: string[] = [];
+  for (const { id } of runs) {
+    const run = await trpc<Data<{ status: string; attempts: { kind: string }[]; progress: { chunksDone: number; chunksTotal: number } }>>(
+      "GET",
+      "runs.remember.get",
+      { id },
+    );
+    const r = run.body.result.data.json;
+    expect(r.status).toBe("succeeded");
+    expect(r.progress.chunksDone).toBe(r.progress.chunksTotal);
+    kinds.push(...r.attempts.map((a) => a.kind));
+  }
+  // the SIGTERM handed runs back; the kill -9 left some to be taken back at the next start
+  expect(kinds).toContain("handed_back");
+  expect(kinds).toContain("abandoned");
+  third.proc.kill("SIGTERM");
+  expect(await exitWithin(third, 15_000)).toBe(0);
+});
+
+test("an idempotency key reused for another text is 409 CONFLICT from the built server", async () => {
+  test.setTimeout(120_000);
+  startServer(PORT, tempDir("e2e-idempotency"), ENV);
+  await health(PORT, 90_000);
+  const first = await trpc<Data<{ rememberRunId: string }>>("POST", "remember.submit", { dataset: "default", text: "Iris lives in Lyon.", idempotencyKey: "k1" });
+  expect(first.status).toBe(200);
+  const clash = await trpc<{ error: { json: { message: string; data: { code: string; httpStatus: number } } } }>("POST", "remember.submit", {
+    dataset: "default",
+    text: "Iris lives in Paris.",
+    idempotencyKey: "k1",
+  });
+  expect(clash.status).toBe(409);
+  expect(clash.body.error.json.data.code).toBe("CONFLICT");
+  expect(clash.body.error.json.message).toContain(`idempotencyKey: already used in dataset default for another request (remember run ${first.body.result.data.json.rememberRunId})`);
+});
