@@ -272,17 +272,20 @@ export async function createRunLog(
   return new TableRunLog(db, kind, id, init.datasetId, options.log ?? defaultLog, options.awaitWrites ?? true);
 }
 
+/** A queued run's row. */
+const queuedRow = (id: string, init: RunLogInit) => ({
+  id,
+  datasetId: init.datasetId,
+  userId: init.userId,
+  params: init.params,
+  status: "queued" as const,
+  createdAt: new Date(),
+});
+
 /** Creates a queued run row (the remember queue) without starting it. */
 export async function createQueuedRun(db: Db, kind: RunKind, init: RunLogInit): Promise<string> {
   const id = randomUUID();
-  await db.insert(runLogs[kind].table).values({
-    id,
-    datasetId: init.datasetId,
-    userId: init.userId,
-    params: init.params,
-    status: "queued",
-    createdAt: new Date(),
-  });
+  await db.insert(runLogs[kind].table).values(queuedRow(id, init));
   return id;
 }
 
@@ -301,16 +304,7 @@ export async function createQueuedRunOnce(
   const id = randomUUID();
   const inserted = await db
     .insert(t)
-    .values({
-      id,
-      datasetId: init.datasetId,
-      userId: init.userId,
-      params: init.params,
-      status: "queued",
-      createdAt: new Date(),
-      idempotencyKey: idempotency.key,
-      idempotencyHash: idempotency.hash,
-    })
+    .values({ ...queuedRow(id, init), idempotencyKey: idempotency.key, idempotencyHash: idempotency.hash })
     .onConflictDoNothing({ target: [t.datasetId, t.idempotencyKey], where: sql`idempotency_key IS NOT NULL` })
     .returning({ id: t.id });
   if (inserted.length > 0) return { id, created: true, hash: idempotency.hash, status: "queued", error: null };
