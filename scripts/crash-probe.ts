@@ -63,16 +63,22 @@ const note = (m: string) => console.error(`[probe ${new Date().toISOString().sli
 
 /** A tRPC call over HTTP: a mutation is a POST, a query (runs.*) a GET. */
 async function trpc<T>(port: number, path: string, input: unknown, signal?: AbortSignal): Promise<T> {
-  // no call may hang the probe: a server that stopped answering is a failed call
-  const timeout = AbortSignal.timeout(30_000);
-  const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
-  const url = `http://127.0.0.1:${port}/api/trpc/${path}`;
-  const res = path.startsWith("runs.")
-    ? await fetch(`${url}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`, { signal: both })
-    : await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ json: input }), signal: both });
-  const body = (await res.json()) as { result?: { data: { json: T } }; error?: { json: { message: string } } };
-  if (!res.ok || !body.result) throw new Error(`${path}: HTTP ${res.status} ${body.error?.json.message ?? ""}`);
-  return body.result.data.json;
+  // no call may hang the probe: a server that stopped answering is a failed call (one controller
+  // and a timer, rather than AbortSignal.any, whose combined signal Node 20 may collect early)
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(new Error(`${path}: no answer in 30 s`)), 30_000);
+  signal?.addEventListener("abort", () => ac.abort(signal.reason));
+  try {
+    const url = `http://127.0.0.1:${port}/api/trpc/${path}`;
+    const res = path.startsWith("runs.")
+      ? await fetch(`${url}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`, { signal: ac.signal })
+      : await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ json: input }), signal: ac.signal });
+    const body = (await res.json()) as { result?: { data: { json: T } }; error?: { json: { message: string } } };
+    if (!res.ok || !body.result) throw new Error(`${path}: HTTP ${res.status} ${body.error?.json.message ?? ""}`);
+    return body.result.data.json;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function probe(target: Target) {
@@ -92,7 +98,16 @@ async function probe(target: Target) {
   let lostAnswers = 0;
   let refused = 0;
   const pending: number[] = [];
+  let submitting = 0;
   async function submit(i: number): Promise<boolean> {
+    submitting++;
+    try {
+      return await submitOnce(i);
+    } finally {
+      submitting--;
+    }
+  }
+  async function submitOnce(i: number): Promise<boolean> {
     const live = [...up];
     if (live.length === 0) return false;
     const port = live[Math.floor(Math.random() * live.length)]!;
@@ -153,16 +168,20 @@ async function probe(target: Target) {
       termExit.push(performance.now() - t0);
       if (code !== 0) throw new Error(`SIGTERM: exit code ${code}; ${server.stderr().slice(-2000)}`);
     }
+    // measured while the server starts again: on Postgres the other one takes the runs back
     const restart = start(port);
     if (signal === "SIGKILL" && held.length > 0) {
-      await restart.then(() => undefined).catch(() => undefined);
-      const moved = await movedAgain(db, port, held, t0);
+      const viaPort = db ? port : restart.then(() => port);
+      const moved = await movedAgain(db, await viaPort, held, t0);
       stillFor.push(moved.started);
       takenBack.push(moved.takenBack);
-    } else await restart;
+    }
+    await restart;
   }
   note("kills done; waiting for the clients");
+  const watch = setInterval(() => note(`clients: ${ids.size}/${TEXTS} accepted, ${pending.length} to resend, ${submitting} submit(s) in flight`), 10_000);
   await Promise.all(clients);
+  clearInterval(watch);
   note("every text accepted; waiting for the queue to run dry");
   // the queue runs dry
   const dry = performance.now() + 600_000;
