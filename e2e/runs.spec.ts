@@ -162,7 +162,7 @@ test("a remember run page: every stage, its help and outputs, the waterfall, the
   });
 });
 
-test("a query run page: the question, four stages, the sources retrieved and given", async ({ page, request }) => {
+test("a query run page: the question, five stages, the sources retrieved and given", async ({ page, request }) => {
   test.setTimeout(60_000);
   const dataset = await freshDataset(request, app, "qrun");
   await remember(request, app, dataset, "Alice lives in Paris. Alice works at Acme. Bob lives in Rome.");
@@ -174,13 +174,15 @@ test("a query run page: the question, four stages, the sources retrieved and giv
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Query run");
   await expect(page.getByTestId("run-question")).toHaveText("Where does Alice live?");
   await expect(page.getByText("chat-1")).toBeVisible();
-  await expect(page.getByTestId("stages").locator("tbody tr[data-stage]")).toHaveCount(4);
+  await expect(page.getByTestId("stages").locator("tbody tr[data-stage]")).toHaveCount(5);
+  // builtin embeddings are not semantic: the question is not embedded
+  await expect(stageRow(page, "embed_question")).toContainText("skipped");
   await stageRow(page, "retrieve_graph").getByRole("button", { name: "What retrieve_graph does" }).click();
   await expect(page.getByTestId("help-retrieve_graph")).toContainText("Finds what the dataset knows about the question");
   const sources = page.getByTestId("query-sources");
   await expect(sources.getByTestId("given-sources")).toContainText("Alice lives in Paris");
   await expect(sources.getByTestId("retrieved-sources")).toContainText("Alice lives in Paris");
-  await expect(page.getByTestId("waterfall").locator("g[data-stage]")).toHaveCount(4);
+  await expect(page.getByTestId("waterfall").locator("g[data-stage]")).toHaveCount(5);
   await shoot(page, "query-run");
   // the run's page shows its dataset; choosing another opens that dataset's query runs
   await expect(page.getByTestId("dataset-switcher")).toHaveValue(dataset);
