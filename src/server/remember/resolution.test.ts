@@ -7,9 +7,13 @@ import type { App } from "../app";
 import { entities, facts } from "../db/schema";
 
 /*
- * Entity resolution where it used to fail: names a digit or a surname apart. Builtin models, then the
+ * Entity resolution and superseding at the scale where they used to fail: a move into a town with
+ * hundreds of current facts, and names a digit or a surname apart. Builtin models, then the
  * openai provider against a loopback server; both drivers.
  */
+
+const FIRST = ["Alice", "Bruno", "Clara", "Daniel", "Elena", "Felix", "Greta", "Hugo", "Irene", "Jonas", "Karla", "Lucas", "Marta", "Nico", "Olga", "Pablo"];
+const LAST = ["Keller", "Dubois", "Novak", "Ferreira", "Okafor", "Tanaka", "Petrov", "Schmidt", "Rossi", "Jansen", "Haddad", "Nguyen", "Larsen", "Costa", "Weber"];
 
 async function current(app: App, datasetId: string) {
   const rows = await app.database.db
@@ -30,6 +34,27 @@ describeEachDriver("resolution", (ctx) => {
     expect(r).toMatchObject({ status: "succeeded", error: null });
     return r.rememberRunId;
   };
+
+  it("a person who moves into a busy town retires their own old fact, however many facts the town has", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    await remember(ds.name, "Alice Moreau lives in Paris.");
+    // 240 people in Lyon, told after Alice's fact: all newer, all about the town she moves to
+    const crowd = FIRST.flatMap((f) => LAST.map((l) => `${f} ${l} lives in Lyon.`));
+    await remember(ds.name, crowd.join(" "));
+    const before = await current(app, ds.id);
+    expect(before.facts.filter((f) => f.endsWith(" lives_in Lyon"))).toHaveLength(240);
+
+    const moved = await remember(ds.name, "Alice Moreau moved to Lyon in March 2024.");
+    const after = await current(app, ds.id);
+    expect(after.facts.filter((f) => f.startsWith("Alice Moreau "))).toEqual(["Alice Moreau lives_in Lyon"]);
+    expect(after.facts).toHaveLength(241);
+    const changes = await callerFor(app).runs.remember.changes({ id: moved });
+    expect(changes.factsInvalidated.map((f) => f.sentence)).toEqual(["Alice Moreau lives in Paris."]);
+    expect(changes.factsInvalidated[0]!.invalidAt?.toISOString().slice(0, 10)).toBe("2024-03-01");
+    // and nobody else's
+    expect(after.entities.filter((e) => e.startsWith("Alice "))).toEqual(["Alice Costa", "Alice Dubois", "Alice Ferreira", "Alice Haddad", "Alice Jansen", "Alice Keller", "Alice Larsen", "Alice Moreau", "Alice Nguyen", "Alice Novak", "Alice Okafor", "Alice Petrov", "Alice Rossi", "Alice Schmidt", "Alice Tanaka", "Alice Weber"]);
+  });
 
   it("names a digit apart are two entities, each keeping its facts", async () => {
     const { app } = ctx();
