@@ -11,9 +11,9 @@ import { benchMoves } from "./bench/moves";
  * BENCH_RUNS overrides the number of runs (default 1000), BENCH_TEXTS the number of short texts
  * remembered (default 1000), BENCH_FACTS the graph sizes of the query figures (default
  * 1000,10000,100000), BENCH_RUNS_LIST the runs of the run-list figure (default 100000),
- * BENCH_MOVES the sizes of the changed-fact workload (default 1000,10000) and BENCH_MOVES_PROVIDERS
- * its providers (default builtin,openai), BENCH_ONLY picks sections (runner, remember, query,
- * moves, runs, http).
+ * BENCH_MOVES the sizes of the changed-fact workload (default 1000,10000), BENCH_MOVES_PROVIDERS
+ * its providers (default builtin,openai) and BENCH_MOVES_ASK the most questions a run asks
+ * (default all), BENCH_ONLY picks sections (runner, remember, query, moves, runs, http).
  */
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
@@ -45,7 +45,8 @@ try {
     const sizes = (process.env.BENCH_MOVES ?? "1000,10000").split(",").map(Number);
     const providers = z.array(z.enum(["builtin", "openai"])).parse((process.env.BENCH_MOVES_PROVIDERS ?? "builtin,openai").split(","));
     console.log("\nchanged facts: people move town or change shop; asked where they live or work now (target: 0 outdated answers)");
-    console.log(table(await benchMoves(dbs, sizes, providers)));
+    const maxQuestions = Number(process.env.BENCH_MOVES_ASK ?? Infinity);
+    console.log(table(await benchMoves(dbs, sizes, providers, maxQuestions)));
   }
   if (want("runs")) {
     const size = Number(process.env.BENCH_RUNS_LIST ?? 100_000);

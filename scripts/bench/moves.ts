@@ -70,7 +70,15 @@ async function graphCheck(bench: BenchDatabase, datasetId: string, people: Perso
   return { stale, merged: people.filter((p) => !named.has(p.name)).length };
 }
 
-async function runMoves(bench: BenchDatabase, provider: MovesProvider, modelUrl: string, size: number): Promise<string[]> {
+/** Every k-th question, so that at most `max` are asked, spread over the whole stream. */
+const spread = <T>(xs: T[], max: number): T[] => (xs.length <= max ? xs : xs.filter((_, i) => i % Math.ceil(xs.length / max) === 0));
+
+/** a long run says how far it is, now and then */
+const progress = (label: string, done: number, total: number) => {
+  if (done % 1000 === 0 || done === total) console.error(`${label}: ${done}/${total}`);
+};
+
+async function runMoves(bench: BenchDatabase, provider: MovesProvider, modelUrl: string, size: number, maxQuestions: number): Promise<string[]> {
   const env =
     provider === "builtin"
       ? parseEnv({ GB_MODELS: "builtin" })
@@ -80,11 +88,16 @@ async function runMoves(bench: BenchDatabase, provider: MovesProvider, modelUrl:
     const ds = await createDataset({ db: bench.database.db, caller: LOCAL_CALLER, input: { name: `bench-moves-${provider}-${size}-${Date.now().toString(36)}` } });
     const w = movesWorkload(size);
     const start = performance.now();
-    let last = "";
+    const label = `moves ${provider} ${bench.name} ${size}`;
+    const ids: string[] = [];
     for (const t of w.texts) {
-      last = (await submitRemember({ app, input: { dataset: ds.name, text: t.text, occurredAt: t.occurredAt }, caller: LOCAL_CALLER })).rememberRunId;
+      ids.push((await submitRemember({ app, input: { dataset: ds.name, text: t.text, occurredAt: t.occurredAt }, caller: LOCAL_CALLER })).rememberRunId);
     }
-    await app.remember.waitFor(last, 12 * 3600_000);
+    for (let i = 999; i < ids.length; i += 1000) {
+      await app.remember.waitFor(ids[i]!, 12 * 3600_000);
+      progress(`${label}, remembered`, i + 1, ids.length);
+    }
+    await app.remember.waitFor(ids.at(-1)!, 12 * 3600_000);
     const rememberS = (performance.now() - start) / 1000;
     const [runs] = await queryRows<{ ok: number; all: number }>(
       bench.database.db,
@@ -92,14 +105,15 @@ async function runMoves(bench: BenchDatabase, provider: MovesProvider, modelUrl:
     );
     if (runs!.ok !== runs!.all) throw new Error(`${runs!.all - runs!.ok} of ${runs!.all} remember runs did not succeed`);
 
-    const qs = questions(w.people);
+    const qs = spread(questions(w.people), maxQuestions);
     let outdated = 0;
     let current = 0;
     const askStart = performance.now();
-    for (const q of qs) {
+    for (const [i, q] of qs.entries()) {
       const r = await ask({ app, input: { dataset: ds.name, question: q.question, limit: 10 }, caller: LOCAL_CALLER });
       if (q.outdated.some((p) => mentionsPlace(r.answer, p))) outdated++;
       if (mentionsPlace(r.answer, q.current)) current++;
+      progress(`${label}, asked`, i + 1, qs.length);
     }
     const askS = (performance.now() - askStart) / 1000;
     const moved = w.people.filter((p) => p.towns.length > 1 || p.shops.length > 1);
@@ -123,7 +137,8 @@ async function runMoves(bench: BenchDatabase, provider: MovesProvider, modelUrl:
   }
 }
 
-export async function benchMoves(dbs: BenchDatabase[], sizes: number[], providers: MovesProvider[]): Promise<string[][]> {
+/** `maxQuestions` caps the questions of one run (a query's vector scans grow with the dataset). */
+export async function benchMoves(dbs: BenchDatabase[], sizes: number[], providers: MovesProvider[], maxQuestions = Infinity): Promise<string[][]> {
   const header = ["provider", "db", "texts", "moved people", "questions", "outdated answers", "current answers", "stale in graph", "people merged", "remember s", "texts/s", "ask ms"];
   const rows = [header];
   const server = await startBuiltinModelServer();
@@ -131,7 +146,7 @@ export async function benchMoves(dbs: BenchDatabase[], sizes: number[], provider
     for (const provider of providers) {
       for (const bench of dbs) {
         for (const size of sizes) {
-          const row = await runMoves(bench, provider, server.url, size);
+          const row = await runMoves(bench, provider, server.url, size, maxQuestions);
           // a 10,000-text run takes a while: show each result as it comes
           console.error(row.map((c, i) => `${header[i]}=${c}`).join(" "));
           rows.push(row);
