@@ -3,13 +3,17 @@ import { benchLongText, benchShortTexts } from "./bench/remember";
 import { benchQueryHttp, benchQueryLatency } from "./bench/query";
 import { benchRunner } from "./bench/runner";
 import { benchRunsList } from "./bench/runs";
+import { z } from "zod";
+import { benchMoves } from "./bench/moves";
 
 /**
  * npm run bench — prints the figures of PRODUCT.md §10a that exist so far, ratios side by side.
  * BENCH_RUNS overrides the number of runs (default 1000), BENCH_TEXTS the number of short texts
  * remembered (default 1000), BENCH_FACTS the graph sizes of the query figures (default
  * 1000,10000,100000), BENCH_RUNS_LIST the runs of the run-list figure (default 100000),
- * BENCH_ONLY picks sections (runner, remember, query, runs, http).
+ * BENCH_MOVES the sizes of the changed-fact workload (default 1000,10000), BENCH_MOVES_PROVIDERS
+ * its providers (default builtin,openai) and BENCH_MOVES_ASK the most questions a run asks
+ * (default all), BENCH_ONLY picks sections (runner, remember, query, moves, runs, http).
  */
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
@@ -36,6 +40,13 @@ try {
     const sizes = (process.env.BENCH_FACTS ?? "1000,10000,100000").split(",").map(Number);
     console.log("\nquery latency, builtin models (overhead = wall minus model time; targets at 100k: p50 ≤ 5 ms server, ≤ 15 ms PGlite)");
     console.log(table(await benchQueryLatency(dbs, sizes, 200)));
+  }
+  if (want("moves")) {
+    const sizes = (process.env.BENCH_MOVES ?? "1000,10000").split(",").map(Number);
+    const providers = z.array(z.enum(["builtin", "openai"])).parse((process.env.BENCH_MOVES_PROVIDERS ?? "builtin,openai").split(","));
+    console.log("\nchanged facts: people move town or change shop; asked where they live or work now (target: 0 outdated answers)");
+    const maxQuestions = Number(process.env.BENCH_MOVES_ASK ?? Infinity);
+    console.log(table(await benchMoves(dbs, sizes, providers, maxQuestions)));
   }
   if (want("runs")) {
     const size = Number(process.env.BENCH_RUNS_LIST ?? 100_000);

@@ -1,14 +1,20 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { queryRows } from "../db/rows";
 import { cosineDistance, vectorRows } from "../db/vector";
 import { date, type FactRow, factSelect } from "../graph/shape";
+import { nameKey } from "./normalize";
 
 /*
  * load_candidates: what the dataset already knows that the new entities and facts may be the
  * same as or conflict with. Entities by exact normalised name or alias, similar name (pg_trgm),
- * and embedding neighbours; then the current facts (expired_at IS NULL) about any of them, and
- * those whose sentence matches the chunk's names in full text. All within the dataset.
+ * and embedding neighbours. Facts: exactly those resolve_edges may compare a new fact with, the
+ * current facts (expired_at IS NULL) whose subject is one of those entities and that have the
+ * same predicate as one of the chunk's facts, or the same object. All within the dataset.
+ *
+ * Bounded per subject and predicate, never overall: under one overall limit a busy town's many
+ * facts pushed a person's own "lives in" out of the candidates, and the person's move to another
+ * town never retired it.
  */
 
 export interface EntityCandidate {
@@ -49,8 +55,14 @@ export interface CandidateQuery {
   keys: string[];
   /** name embeddings of the entities no exact match found, by key */
   vectors: { key: string; vector: number[] }[];
-  /** words of the chunk's entity names, for full text over fact sentences */
+  /** words of the chunk's entity names (no longer read: the facts are found by subject) */
   words: string[];
+  /**
+   * What the chunk's facts say: their predicates, and their literal objects. Loaded are the
+   * facts with one of these predicates, or with one of the entities or values as object.
+   * Without it, the facts of every predicate of those subjects.
+   */
+  chunkFacts?: { predicates: string[]; values: string[] };
   pgvector: boolean;
   dimensions: number;
 }
@@ -125,18 +137,56 @@ const toFact = (r: FactRow): FactCandidate => ({
   validAt: date(r.valid_at),
 });
 
-async function currentFacts(db: Db, datasetId: string, entityIds: string[], words: string[]): Promise<FactCandidate[]> {
-  const query = words.map((w) => w.replace(/[^\p{L}\p{N}]/gu, "")).filter(Boolean).join(" | ");
-  if (entityIds.length === 0 && !query) return [];
+/** the newest current facts kept per subject and predicate (a subject may like hundreds of things) */
+export const FACTS_PER_PREDICATE = 20;
+
+/**
+ * A text[] parameter, as an array literal: the planner sees its values (an ARRAY(SELECT …) is
+ * a subplan it cannot match to the index's predicate column).
+ */
+const texts = (v: string[]) => sql`${`{${v.map((x) => `"${x.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`}::text[]`;
+
+/**
+ * nameKey (normalize.ts) in SQL, for literal objects: accents off (NFKD, the combining marks of
+ * Latin, Greek and Cyrillic dropped), lower case, "'s" kept as "s", anything but letters and
+ * digits one space, no leading article. resolve_edges compares by nameKey itself; this only has
+ * to find the same rows.
+ */
+export function sqlNameKey(value: SQL): SQL {
+  const marks = "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]";
+  return sql`regexp_replace(btrim(regexp_replace(regexp_replace(lower(regexp_replace(normalize(${value}, NFKD), ${marks}, '', 'g')),
+    ${"['’]s\\y"}, 's', 'g'), '[^[:alnum:]]+', ' ', 'g')), '^(the|a|an) ', '')`;
+}
+
+async function currentFacts(db: Db, datasetId: string, entityIds: string[], said: CandidateQuery["chunkFacts"]): Promise<FactCandidate[]> {
+  // no fact in the chunk: nothing to compare
+  if (entityIds.length === 0 || said?.predicates.length === 0) return [];
   const ids = sql`${`{${entityIds.join(",")}}`}::uuid[]`;
-  const byText = query ? sql`OR f.sentence_tsv @@ to_tsquery('english', ${query})` : sql``;
+  const values = [...new Set((said?.values ?? []).map(nameKey).filter(Boolean))];
+  const sameValue = values.length ? sql`OR (f.object_value IS NOT NULL AND ${sqlNameKey(sql`f.object_value`)} = ANY(${texts(values)}))` : sql``;
+  const sameObject = sql`coalesce(f.object_id = ANY(${ids}) ${sameValue}, false)`;
+  const samePredicate = said ? sql`f.predicate = ANY(${texts([...new Set(said.predicates)])})` : sql`true`;
+  // Two index scans of gb_facts_subject_idx (dataset_id, subject_id, predicate) WHERE expired_at
+  // IS NULL, the first on both columns; the same object is exempt from the bound. A fact with the
+  // same predicate is in the first only, so that none is counted twice.
+  const current = sql`f.dataset_id = ${datasetId} AND f.expired_at IS NULL AND f.subject_id = ANY(${ids})`;
   return (
     await queryRows<FactRow>(
       db,
       sql`${factSelect}
-          WHERE f.dataset_id = ${datasetId} AND f.expired_at IS NULL
-            AND (f.subject_id = ANY(${ids}) OR f.object_id = ANY(${ids}) ${byText})
-          ORDER BY f.created_at DESC LIMIT 200`,
+          WHERE f.dataset_id = ${datasetId} AND f.id IN (
+            SELECT id FROM (
+              SELECT id, same_object, row_number() OVER (PARTITION BY subject_id, predicate ORDER BY created_at DESC) AS newest
+              FROM (
+                SELECT f.id, f.subject_id, f.predicate, f.created_at, ${sameObject} AS same_object FROM gb_facts f
+                WHERE ${current} AND ${samePredicate}
+                UNION ALL
+                SELECT f.id, f.subject_id, f.predicate, f.created_at, true FROM gb_facts f
+                WHERE ${current} AND NOT (${samePredicate}) AND ${sameObject}
+              ) found
+            ) c
+            WHERE c.same_object OR c.newest <= ${FACTS_PER_PREDICATE})
+          ORDER BY f.created_at DESC`,
     )
   ).map(toFact);
 }
@@ -155,6 +205,6 @@ export async function loadCandidates(db: Db, q: CandidateQuery): Promise<Candida
     if (!seen || rank[c.via] < rank[seen.via] || (c.via === seen.via && c.score > seen.score)) byId.set(c.id, c);
   }
   const entities = [...byId.values()];
-  const facts = await currentFacts(db, q.datasetId, entities.map((e) => e.id), q.words);
+  const facts = await currentFacts(db, q.datasetId, entities.map((e) => e.id), q.chunkFacts);
   return { entities, facts };
 }

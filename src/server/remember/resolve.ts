@@ -6,8 +6,10 @@ import { nameKey } from "./normalize";
 /*
  * resolve_edges: what the new entities and facts of one chunk are, given what the dataset knows.
  *
- * Entities: an exact name or alias match is the same entity; a near-identical name of the same
- * type is too; a similar name or embedding is ambiguous and goes to the model; else it is new.
+ * Entities: an existing entity with the same name key is the same entity, without asking. Every
+ * other candidate (a shared alias, a similar name, a near embedding) goes to the model, however
+ * close: "Worker3" and "Worker8" are one letter apart and two people, and so are two Alices who
+ * share the alias "Alice". No candidate: a new entity.
  * Facts: candidates are only the current facts with the same subject and predicate, or the same
  * subject and object (a dataset-wide search retires unrelated facts: Graphiti #1728). The same
  * subject, predicate and object is a duplicate without asking; the rest goes to the model, which
@@ -83,11 +85,15 @@ function chunkEntities(graph: ExtractedGraph) {
   return out;
 }
 
-function pickExact(keys: string[], type: string, cands: EntityCandidate[]): EntityCandidate | null {
-  const hits = cands.filter((c) => c.via === "exact" && keys.some((k) => k === c.nameKey || c.aliasKeys.includes(k)));
-  if (hits.length === 0) return null;
-  return hits.find((c) => c.nameKey === keys[0] && c.type === type) ?? hits.find((c) => c.type === type) ?? hits[0] ?? null;
+/** The existing entity named exactly like ours (of our type when there are several), or null. */
+function sameName(key: string, type: string, cands: EntityCandidate[]): EntityCandidate | null {
+  const hits = cands.filter((c) => c.via === "exact" && c.nameKey === key);
+  return hits.find((c) => c.type === type) ?? hits[0] ?? null;
 }
+
+/** The candidates the model decides on for an entity with these keys: found by one of them. */
+const candidatesFor = (keys: string[], cands: EntityCandidate[]): EntityCandidate[] =>
+  cands.filter((c) => (c.via === "exact" ? keys.some((k) => k === c.nameKey || c.aliasKeys.includes(k)) : keys.includes(c.forKey ?? "")));
 
 const objectKey = (f: { objectId: string | null; objectValue: string | null }) => f.objectId ?? `=${nameKey(f.objectValue ?? "")}`;
 
@@ -97,11 +103,9 @@ export async function resolvePlan(ctx: ResolveContext, ask: (input: ResolveEdges
   const ambiguous: ResolveEdgesInput["entities"] = [];
   const refs = new Map<string, EntityCandidate>();
   ents.forEach((e, n) => {
-    const exact = pickExact(e.keys, e.type, ctx.candidates.entities);
-    if (exact) return void resolved.set(n, exact);
-    const near = ctx.candidates.entities.filter((c) => c.via !== "exact" && e.keys.includes(c.forKey ?? ""));
-    const sure = near.find((c) => c.via === "trigram" && c.score >= 0.9 && c.type === e.type);
-    if (sure) return void resolved.set(n, sure);
+    const same = sameName(nameKey(e.name), e.type, ctx.candidates.entities);
+    if (same) return void resolved.set(n, same);
+    const near = candidatesFor(e.keys, ctx.candidates.entities);
     if (near.length === 0) return void resolved.set(n, null);
     ambiguous.push({
       n,

@@ -90,6 +90,27 @@ describe("builtin resolveEdges: entities", () => {
     expect(isNicknamePair("bob", "william")).toBe(false);
   });
 
+  it("names that differ in a digit or a word are two entities, however alike the strings", async () => {
+    expect(await match("Worker3", "person", [], [cand("e1", "Worker8")])).toBeNull();
+    expect(await match("Person11", "person", [], [cand("e1", "Person111")])).toBeNull();
+    expect(await match("Person111", "person", [], [cand("e1", "Person11")])).toBeNull();
+    expect(await match("Blue Bakery", "organization", [], [cand("e1", "Blue Bakery 2", "organization")])).toBeNull();
+    expect(await match("Blue Bakery 2", "organization", [], [cand("e1", "Blue Bakery", "organization")])).toBeNull();
+    expect(await match("Blue Bakery 2", "organization", [], [cand("e1", "Blue Bakery 3", "organization")])).toBeNull();
+    expect(await match("Green Grocery", "organization", [], [cand("e1", "Green Grocery Outlet", "organization")])).toBeNull();
+    // a number after a first name is not a surname
+    expect(await match("Worker", "person", [], [cand("e1", "Worker 3")])).toBeNull();
+    expect(await match("Worker 3", "person", [], [cand("e1", "Worker")])).toBeNull();
+    // two people who share a first name, and the alias the extractor gives both
+    expect(await match("Alice Dupont", "person", ["Alice"], [cand("e1", "Alice Moreau", "person", ["Alice"])])).toBeNull();
+    // while the rules that are not string similarity still hold
+    expect(await match("Worker3", "person", [], [cand("e1", "WORKER3")])).toBe("e1");
+    expect(await match("Worker3", "person", [], [cand("e1", "Worker3 Smith")])).toBe("e1");
+    expect(await match("Blue Bakery", "organization", [], [cand("e1", "Blue Bakery Ltd", "organization")])).toBe("e1");
+    expect(await match("Alice", "person", [], [cand("e1", "Alice Moreau", "person", ["Alice"])])).toBe("e1");
+    expect(await match("Rob Smith", "person", [], [cand("e1", "Robert Smith", "person", ["Rob"])])).toBe("e1");
+  });
+
   it("the stronger rule wins over a weaker one; ties at the strongest are null", async () => {
     // exact name beats first-name
     expect(await match("Alice", "person", [], [cand("e1", "Alice Smith"), cand("e2", "Alice")])).toBe("e2");

@@ -11,10 +11,13 @@ import { denies, exclusiveStates, normalPredicate, singleValuedSlot } from "./pr
  *   1. the folded names (case, accents, punctuation) are equal;
  *   2. our name is one of the candidate's aliases, or its name one of ours;
  *   3. the names are equal once company forms (Corp, Inc, Ltd, LLC, GmbH, Co …) are dropped;
- *   4. two persons, and one name is the other's first name ("Alice" / "Alice Smith");
+ *   4. two persons, and one name is the other's first name ("Alice" / "Alice Smith"), the rest
+ *      of the longer one a name, not a number ("Worker" / "Worker 3" are not);
  *   5. two persons whose first names are a nickname pair (Bob / Robert), whose surnames do not
  *      differ, and an alias of either side links them (Robert has the alias Bob).
- * Types must agree, or one of them be vague ("thing").
+ * Types must agree, or one of them be vague ("thing"). Nothing else merges: names that differ in a
+ * digit or a word ("Worker3" / "Worker8", "Person11" / "Person111", "Blue Bakery" / "Blue Bakery 2")
+ * are different entities however similar the strings, since string similarity is no rule here.
  *
  * Facts: a candidate with the same subject, predicate and object is a duplicate (unless both are
  * dated, differently); a candidate with the same subject is contradicted when the predicate is
@@ -71,7 +74,8 @@ export function entityRule(e: Pick<NewEntity, "name" | "type" | "aliases">, c: P
   if (!isPerson(e.type) || !isPerson(c.type)) return null;
   const et = en.split(" ");
   const ct = cn.split(" ");
-  if ((et.length === 1 && ct.length > 1 && ct[0] === et[0]) || (ct.length === 1 && et.length > 1 && et[0] === ct[0])) return 4;
+  const [short, long] = et.length <= ct.length ? [et, ct] : [ct, et];
+  if (short.length === 1 && long.length > 1 && long[0] === short[0] && !long.slice(1).some((w) => /\p{N}/u.test(w))) return 4;
   const restAgrees = et.length === 1 || ct.length === 1 || et.slice(1).join(" ") === ct.slice(1).join(" ");
   const linked = ours.has(ct[0]!) || ours.has(cn) || theirs.has(et[0]!) || theirs.has(en);
   if (isNicknamePair(et[0]!, ct[0]!) && restAgrees && linked) return 5;

@@ -42,6 +42,7 @@ export const RESOLVE_PROMPT = `You reconcile new information with an existing kn
 Entities: match is the ref of the candidate that is the same real-world entity as the new one, else null.
 - Same entity: the same name; a fuller or shorter form of the same name ("Alice" and "Alice Smith" when nothing suggests two Alices); a name the aliases show ("Bob" for a Robert whose aliases list Bob); a company with or without its legal form ("Acme" and "Acme Corp").
 - Not the same: things that are only related or alike (two people who share a first name with nothing else tying them, a city and its country, a company and its product, a person and their account), or of incompatible types.
+- Names that differ in a number or a word are different entities unless the text says otherwise: "Worker3" and "Worker8", "Person11" and "Person111", "Blue Bakery" and "Blue Bakery 2", "Alice Moreau" and "Alice Dupont". Similar spelling is never enough; a shorter form matches only as above (a first name, a legal form, an alias).
 - A nickname alone ("Bob" and "Robert") is not enough: something in the names, aliases or summaries must tie them.
 - When several candidates fit equally, or you are unsure, answer null: a duplicate entity is easier to repair than two people merged into one.
 

@@ -125,6 +125,21 @@ describe("openai provider: resolveEdges", () => {
     expect((await rejection(provider.resolveEdges(INPUT, {}))).message).toMatch(/^answer from model gpt-test does not match schema: entities\.0\.match: /);
   });
 
+  it("asks about a near-identical name, telling the model that a number or a word apart is another entity", async () => {
+    fake.setChat({ content: { entities: [{ n: 1, match: null }], facts: [] } });
+    const r = await provider.resolveEdges(
+      { entities: [{ n: 1, name: "Worker3", type: "person", aliases: [], candidates: [{ ref: "e1", name: "Worker8", type: "person", aliases: [], summary: null }] }], facts: [] },
+      {},
+    );
+    expect(r.value).toEqual({ entities: [{ n: 1, match: null }], facts: [] });
+    const system = body().messages[0]!.content;
+    expect(system).toMatch(/differ in a number or a word are different entities/);
+    expect(system).toMatch(/Similar spelling is never enough/);
+    // the first-name rule stays: "Alice" and "Alice Smith" may be one person
+    expect(system).toContain('"Alice" and "Alice Smith"');
+    expect(body().messages[1]!.content).toContain('{"ref":"e1","name":"Worker8","type":"person","aliases":[],"summary":null}');
+  });
+
   it("nothing with candidates: no call, everything new", async () => {
     const r = await provider.resolveEdges(
       { entities: [{ n: 1, name: "Zed", type: "person", aliases: [], candidates: [] }], facts: [] },

@@ -1,0 +1,132 @@
+import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
+import { expect, it } from "vitest";
+import { describeEachDriver, freshDataset } from "../../test/db";
+import type { Db } from "../db/client";
+import { queryRows } from "../db/rows";
+import { entities, facts } from "../db/schema";
+import { type CandidateQuery, FACTS_PER_PREDICATE, loadCandidates, sqlNameKey } from "./candidates";
+import { nameKey } from "./normalize";
+
+/*
+ * load_candidates' facts: exactly those resolve_edges may compare a new fact with (same subject
+ * and predicate, or same subject and object), bounded per subject and predicate. The graph is
+ * written straight into the tables, so that every fact's age and object is the test's choice.
+ */
+
+/** Rows for a dataset of the test's own, each a minute newer than the last, written by `save`. */
+function graph(datasetId: string) {
+  const run = randomUUID();
+  let clock = Date.UTC(2024, 0, 1);
+  const tick = () => new Date((clock += 60_000));
+  const rows = { entities: [] as (typeof entities.$inferInsert)[], facts: [] as (typeof facts.$inferInsert)[] };
+  return {
+    entity(name: string, type: string, aliases: string[] = []): string {
+      const id = randomUUID();
+      const at = tick();
+      rows.entities.push({ datasetId, id, name, nameKey: nameKey(name), type, aliases, aliasKeys: aliases.map(nameKey), createdAt: at, createdRunId: run, updatedAt: at });
+      return id;
+    },
+    fact(subjectId: string, predicate: string, object: { id: string } | { value: string }, expired = false): string {
+      const id = randomUUID();
+      const at = tick();
+      rows.facts.push({
+        datasetId, id, subjectId, predicate,
+        objectId: "id" in object ? object.id : null,
+        objectValue: "value" in object ? object.value : null,
+        sentence: `${predicate} ${"id" in object ? "something" : object.value}`,
+        createdAt: at, expiredAt: expired ? at : null, textId: run, chunkId: run, createdRunId: run,
+      });
+      return id;
+    },
+    async save(db: Db): Promise<void> {
+      await db.insert(entities).values(rows.entities);
+      await db.insert(facts).values(rows.facts);
+    },
+  };
+}
+
+describeEachDriver("load_candidates", (ctx) => {
+  async function town() {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const g = graph(ds.id);
+    const kim = g.entity("Kim Novak", "person", ["Kim"]);
+    const lena = g.entity("Lena Vogel", "person", ["Lena"]);
+    const paris = g.entity("Paris", "place");
+    const lyon = g.entity("Lyon", "place");
+    const acme = g.entity("Acme", "organization");
+    const f = {
+      livesInParis: g.fact(kim, "lives_in", { id: paris }),
+      likesCats: g.fact(kim, "likes", { value: "Cats" }),
+      worksAtAcme: g.fact(kim, "works_at", { id: acme }),
+      livedInLyon: g.fact(kim, "lives_in", { id: lyon }, true),
+      likes: Array.from({ length: 25 }, (_, i) => g.fact(kim, "likes", { value: `thing ${i}` })),
+      quote: g.fact(kim, 'says_"x"', { value: 'He said "hi", {ok} \\ NULL' }),
+    };
+    g.fact(lena, "lives_in", { id: paris });
+    // a busy town, all newer than Kim's facts
+    for (let i = 0; i < 250; i++) g.fact(g.entity(`Person ${i}`, "person"), "lives_in", { id: lyon });
+    await g.save(app.database.db);
+    const query = (keys: string[], said?: CandidateQuery["chunkFacts"]): CandidateQuery => ({
+      datasetId: ds.id, keys, vectors: [], words: [], pgvector: app.database.vector, dimensions: 256, ...(said ? { chunkFacts: said } : {}),
+    });
+    return { db: app.database.db, ids: { kim, lena, paris, lyon, acme }, f, query };
+  }
+
+  it("loads the facts of the candidate subjects with the chunk's predicates or objects, and no one else's", async () => {
+    const { db, ids, f, query } = await town();
+    const c = await loadCandidates(db, query(["kim novak", "kim", "lyon"], { predicates: ["lives_in"], values: ["cats!"] }));
+    expect(c.entities.map((e) => e.name).sort()).toEqual(expect.arrayContaining(["Kim Novak", "Lyon"]));
+    const candidateIds = new Set(c.entities.map((e) => e.id));
+    expect(c.facts.every((x) => candidateIds.has(x.subjectId))).toBe(true);
+    // Kim's home (same predicate) and the cats (same value, as nameKey compares it); not the
+    // expired home, not the job, not the other likes; none of the 250 newer facts about Lyon
+    expect(c.facts.map((x) => x.id).sort()).toEqual([f.livesInParis, f.likesCats].sort());
+    expect(c.facts.find((x) => x.id === f.livesInParis)).toMatchObject({ subjectName: "Kim Novak", predicate: "lives_in", objectId: ids.paris, objectName: "Paris" });
+  });
+
+  it("finds a fact by its object entity, whatever its predicate", async () => {
+    const { db, f, query } = await town();
+    const c = await loadCandidates(db, query(["kim novak", "acme"], { predicates: ["visited"], values: [] }));
+    expect(c.facts.map((x) => x.id)).toEqual([f.worksAtAcme]);
+  });
+
+  it(`keeps the newest ${FACTS_PER_PREDICATE} of a subject's facts per predicate, and any with the same object`, async () => {
+    const { db, f, query } = await town();
+    const likes = await loadCandidates(db, query(["kim novak"], { predicates: ["likes"], values: [] }));
+    expect(likes.facts.map((x) => x.id).sort()).toEqual(f.likes.slice(-FACTS_PER_PREDICATE).sort());
+    const cats = await loadCandidates(db, query(["kim novak"], { predicates: ["likes"], values: ["the cats"] }));
+    expect(cats.facts.map((x) => x.id).sort()).toEqual([...f.likes.slice(-FACTS_PER_PREDICATE), f.likesCats].sort());
+  });
+
+  it("loads no fact for a chunk without facts", async () => {
+    const { db, query } = await town();
+    const c = await loadCandidates(db, query(["kim novak", "paris"], { predicates: [], values: [] }));
+    expect(c.entities.length).toBeGreaterThan(0);
+    expect(c.facts).toEqual([]);
+  });
+
+  it("without the chunk's predicates: every predicate of the subjects, still bounded per predicate", async () => {
+    const { db, f, query } = await town();
+    const c = await loadCandidates(db, query(["kim novak"]));
+    expect(c.facts.map((x) => x.id).sort()).toEqual([f.livesInParis, f.worksAtAcme, f.quote, ...f.likes.slice(-FACTS_PER_PREDICATE)].sort());
+  });
+
+  it("passes predicates and values with quotes, commas, braces and backslashes as they are", async () => {
+    const { db, f, query } = await town();
+    const byPredicate = await loadCandidates(db, query(["kim novak"], { predicates: ['says_"x"', "a,b", "{c}"], values: [] }));
+    expect(byPredicate.facts.map((x) => x.id)).toEqual([f.quote]);
+    const byValue = await loadCandidates(db, query(["kim novak"], { predicates: ["visited"], values: ['he said "HI" {ok} \\ null'] }));
+    expect(byValue.facts.map((x) => x.id)).toEqual([f.quote]);
+  });
+
+  it("compares literal values in SQL as nameKey does", async () => {
+    const { app } = ctx();
+    const values = ["Café Müller", "The Beatles", "Alice's cat", "  Acme, Inc. ", "naïve—résumé", "ÉCOLE", "a cat", "Zoë’s", "an apple", "thematic", "Ångström 2"];
+    for (const v of values) {
+      const [row] = await queryRows<{ k: string }>(app.database.db, sql`SELECT ${sqlNameKey(sql`${v}::text`)} AS k`);
+      expect(row!.k, v).toBe(nameKey(v));
+    }
+  });
+});
