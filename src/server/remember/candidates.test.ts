@@ -69,7 +69,7 @@ describeEachDriver("load_candidates", (ctx) => {
     for (let i = 0; i < 250; i++) g.fact(g.entity(`Person ${i}`, "person"), "lives_in", { id: lyon });
     await g.save(app.database.db);
     const query = (keys: string[], said?: CandidateQuery["chunkFacts"]): CandidateQuery => ({
-      datasetId: ds.id, keys, vectors: [], words: [], pgvector: app.database.vector, dimensions: 256, ...(said ? { chunkFacts: said } : {}),
+      datasetId: ds.id, keys, vectors: [], pgvector: app.database.vector, dimensions: 256, ...(said ? { chunkFacts: said } : {}),
     });
     return { db: app.database.db, ids: { kim, lena, paris, lyon, acme }, f, query };
   }

@@ -55,8 +55,6 @@ export interface CandidateQuery {
   keys: string[];
   /** name embeddings of the entities no exact match found, by key */
   vectors: { key: string; vector: number[] }[];
-  /** words of the chunk's entity names (no longer read: the facts are found by subject) */
-  words: string[];
   /**
    * What the chunk's facts say: their predicates, and their literal objects. Loaded are the
    * facts with one of these predicates, or with one of the entities or values as object.

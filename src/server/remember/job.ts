@@ -234,7 +234,8 @@ export class RememberJob {
       datasetId: this.ctx.datasetId,
       keys,
       vectors,
-      words: graph.entities.flatMap((e) => e.name.split(/\s+/)),
+      // the facts resolve_edges may compare the chunk's with: same predicate, or same object
+      chunkFacts: { predicates: graph.facts.map((f) => f.predicate), values: graph.facts.filter((f) => !f.objectIsEntity).map((f) => f.object) },
       pgvector: this.ctx.pgvector,
       dimensions: this.ctx.models.embeddingDimensions,
     });
