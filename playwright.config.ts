@@ -1,11 +1,12 @@
 import { defineConfig } from "@playwright/test";
+import { ports } from "./e2e/ports";
 
-const port = Number(process.env.E2E_PORT ?? 3100);
+const port = ports.app;
 /** the app with auth on: admin.spec.ts */
-const authPort = 3101;
+const authPort = ports.auth;
 /** the app on the openai provider, against the loopback fake model server: runs.spec.ts */
-const modelsPort = 3102;
-const fakeModelPort = 3198;
+const modelsPort = ports.models;
+const fakeModelPort = ports.fakeModel;
 const serverEnv = { GB_MODELS: "builtin", NEXT_TELEMETRY_DISABLED: "1", DATABASE_URL: "", OPENAI_API_KEY: "" };
 
 /*
@@ -26,8 +27,8 @@ export default defineConfig({
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
     },
   },
-  // Three servers of the one build: 3100 with auth off (the specs that use baseURL), 3101 with
-  // auth on and no account yet (admin.spec.ts), 3102 on GB_MODELS=openai against a loopback fake
+  // Three servers of the one build (ports from e2e/ports.ts): E2E_PORT with auth off (the specs
+  // that use baseURL), +1 with auth on and no account yet (admin.spec.ts), +2 on GB_MODELS=openai against a loopback fake
   // model server whose markers make failed, flagged and slow runs (e2e/fake-model-server.ts).
   webServer: [
     {

@@ -1,5 +1,6 @@
 import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
 import { shoot as screenshots } from "./shoot";
+import { ports } from "./ports";
 
 /*
  * The admin pages on the server with auth on (port 3101, a fresh data dir, no account yet), in
@@ -7,7 +8,7 @@ import { shoot as screenshots } from "./shoot";
  * it is revoked, members, the audit log, signing out and in again; then a member added by the owner. Each page is screenshotted at
  * 1280 and 390 pixels wide (test-results/admin-*.png).
  */
-const app = "http://127.0.0.1:3101";
+const app = `http://127.0.0.1:${ports.auth}`;
 const owner = { name: "Olivia Owner", email: "owner@example.com", password: "correct horse 42" };
 
 /** A link of the header's admin navigation. */

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { cleanUp, exitWithin, health, startServer, tempDir } from "./server";
+import { ports } from "./ports";
 
 /*
  * The built server (`next start`) stopped with SIGTERM and killed with SIGKILL while it
@@ -9,7 +10,7 @@ import { cleanUp, exitWithin, health, startServer, tempDir } from "./server";
 
 test.afterEach(cleanUp);
 
-const PORT = 3120;
+const PORT = ports.durability;
 const base = `http://127.0.0.1:${PORT}`;
 // small chunks, so every text is several and a kill lands between two of them; no grace: a
 // SIGTERM hands back whatever is in flight

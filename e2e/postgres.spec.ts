@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { expect, test } from "@playwright/test";
 import postgres from "postgres";
 import { createScratchDatabase } from "../src/server/db/scratch";
+import { ports } from "./ports";
 
 /*
  * The built app on a Postgres server (DATABASE_URL) rather than PGlite: it migrates a fresh
@@ -30,7 +31,7 @@ if (!serverUrl) {
     test.setTimeout(90_000);
     const scratch = await createScratchDatabase(serverUrl, "gb_e2e");
     const admin = postgres(scratch.url, { max: 1, onnotice: () => {} });
-    const port = 3100 + 7;
+    const port = ports.postgres;
     let child: ChildProcess | undefined;
     try {
       child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)], {

@@ -1,5 +1,6 @@
 import { type APIRequestContext, expect, type Locator, type Page, test } from "@playwright/test";
 import { shoot as screenshots } from "./shoot";
+import { ports } from "./ports";
 
 /*
  * The remember and query run views, the run pages (stages, help, outputs, waterfall, memory
@@ -8,8 +9,8 @@ import { shoot as screenshots } from "./shoot";
  * model server fails or slows a text on its markers (e2e/fake-model-server.ts). Every page is
  * screenshotted at 1280 and 390 pixels wide (test-results/runs-*.png).
  */
-const app = "http://127.0.0.1:3100";
-const models = "http://127.0.0.1:3102";
+const app = `http://127.0.0.1:${ports.app}`;
+const models = `http://127.0.0.1:${ports.models}`;
 
 async function shoot(page: Page, name: string) {
   // everything on the page has loaded

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { cleanUp, exitWithin, health, startServer, tempDir } from "./server";
+import { ports } from "./ports";
 
 /*
  * Start-up of the built server (`next start`), no browser. A data dir that cannot be opened
@@ -16,7 +17,7 @@ test("a GB_DATA_DIR that is a regular file: exit code 1 within seconds, and what
   const file = path.join(tempDir("e2e-startup"), "data");
   writeFileSync(file, "not a directory");
   const started = Date.now();
-  const server = startServer(3111, file);
+  const server = startServer(ports.startup[0], file);
   expect(await exitWithin(server, 20_000)).toBe(1);
   expect(Date.now() - started).toBeLessThan(20_000);
   expect(server.stderr()).toContain(
@@ -39,12 +40,12 @@ test("a symlinked data dir serves; a second server on it stops naming the first;
   symlinkSync(path.join(root, "store"), path.join(root, "data", "pglite"));
   const dataDir = path.join(root, "data-link");
 
-  const first = startServer(3112, dataDir);
+  const first = startServer(ports.startup[1], dataDir);
   expect(await health(3112, 90_000)).toMatchObject({ ok: true, db: "pglite" });
   const owner = (JSON.parse(readFileSync(path.join(root, "store", "gligabao.lock"), "utf8")) as { pid: number }).pid;
   expect(owner).toBe(first.proc.pid);
 
-  const second = startServer(3113, dataDir);
+  const second = startServer(ports.startup[2], dataDir);
   expect(await exitWithin(second, 20_000)).toBe(1);
   expect(second.stderr()).toContain("gligabao could not start: another process is using the PGlite data dir");
   expect(second.stderr()).toContain(`  where: ${path.join(root, "store")}`);
@@ -52,7 +53,7 @@ test("a symlinked data dir serves; a second server on it stops naming the first;
 
   first.proc.kill("SIGKILL");
   await first.exited;
-  const third = startServer(3114, dataDir);
+  const third = startServer(ports.startup[3], dataDir);
   expect(await health(3114, 60_000)).toMatchObject({ ok: true, db: "pglite" });
   third.proc.kill("SIGTERM");
 });

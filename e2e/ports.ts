@@ -1,0 +1,18 @@
+/**
+ * The ports of the e2e servers, all offsets from one base (E2E_PORT, default 3100), so that two
+ * checkouts can run their e2e suites side by side: E2E_PORT=3300 in one, the default in the other.
+ */
+export const E2E_BASE = Number(process.env.E2E_PORT ?? 3100);
+
+export const ports = {
+  /** auth off, builtin models: the specs that use baseURL */
+  app: E2E_BASE,
+  /** auth on, no account yet: admin.spec.ts */
+  auth: E2E_BASE + 1,
+  /** GB_MODELS=openai against the loopback fake model server */
+  models: E2E_BASE + 2,
+  postgres: E2E_BASE + 7,
+  startup: [E2E_BASE + 11, E2E_BASE + 12, E2E_BASE + 13, E2E_BASE + 14],
+  durability: E2E_BASE + 20,
+  fakeModel: E2E_BASE + 98,
+} as const;
