@@ -14,5 +14,6 @@ export const ports = {
   postgres: E2E_BASE + 7,
   startup: [E2E_BASE + 11, E2E_BASE + 12, E2E_BASE + 13, E2E_BASE + 14],
   durability: E2E_BASE + 20,
+  hardening: [E2E_BASE + 31, E2E_BASE + 32, E2E_BASE + 33],
   fakeModel: E2E_BASE + 98,
 } as const;

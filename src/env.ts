@@ -70,9 +70,15 @@ export const EnvSchema = z
     GB_AUTH_SECRET: opt(z.string().min(32, "must be at least 32 characters")),
     /** the address people reach the app at (sign-in cookies and origin checks) */
     GB_PUBLIC_URL: opt(z.url()),
+    /**
+     * how many reverse proxies in front of the app to believe: the client is the address that
+     * many hops left of the connection's in X-Forwarded-For. 0 (default): the connection's own
+     * address; a client's X-Forwarded-For is ignored (the sign-in limit counts real clients).
+     */
+    GB_TRUST_PROXY: withDefault(z.coerce.number().int().min(0).max(10), 0),
     /** create this first owner at start-up when there is no account yet */
     GB_BOOTSTRAP_EMAIL: opt(z.email()),
-    GB_BOOTSTRAP_PASSWORD: opt(z.string().min(8, "must be at least 8 characters")),
+    GB_BOOTSTRAP_PASSWORD: opt(z.string().min(8, "must be at least 8 characters").max(128, "must be at most 128 characters")),
     /** create (or keep) an owner API key of the default team with this value at start-up */
     GB_BOOTSTRAP_API_KEY: opt(z.string().min(24, "must be at least 24 characters")),
     /** calls per minute per API key; 0 = no limit */

@@ -3,7 +3,8 @@
  * request, which would otherwise wait for PGlite's cold start (~5 s), and exit with the reason if
  * that fails (reportStartupFailure); and take over SIGTERM and SIGINT, so that stopping the
  * server hands the remember runs in flight back to the queue and closes the database
- * (src/server/shutdown.ts).
+ * (src/server/shutdown.ts); and stamp each request with its client's address, which the sign-in
+ * limit counts (src/server/auth/client-address.ts).
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
@@ -11,6 +12,8 @@ export async function register(): Promise<void> {
   const { installShutdown } = await import("./server/shutdown");
   const { reportStartupFailure } = await import("./server/startup-failure");
   const { env } = await import("./env");
+  const { installClientAddressStamp } = await import("./server/auth/client-address");
+  installClientAddressStamp(env().GB_TRUST_PROXY);
   installShutdown({ app: () => getApp().catch(() => null), graceMs: env().GB_SHUTDOWN_GRACE_MS });
   getApp().catch(reportStartupFailure);
 }

@@ -17,10 +17,12 @@ export interface Context {
   db: Db;
   /** who is calling (auth/request.ts); null = nobody. Procedures past `authed` see it non-null. */
   caller: Caller | null;
+  /** the request came from another site's page (http.ts): a signed-in person's cookie may not write */
+  crossSite: boolean;
 }
 
-export function createInnerContext({ app, caller }: { app: App; caller: Caller | null }): Context {
-  return { app, db: app.database.db, caller };
+export function createInnerContext({ app, caller, crossSite = false }: { app: App; caller: Caller | null; crossSite?: boolean }): Context {
+  return { app, db: app.database.db, caller, crossSite };
 }
 
 function fieldOf(error: TRPCError): string | null {
@@ -66,10 +68,15 @@ export const publicProcedure = t.procedure.use(mapErrors);
 /**
  * The one access check: no caller → UNAUTHORIZED, and past it ctx.caller is non-null, so a
  * procedure cannot reach a verb (which all take a Caller or Scope) without it. Datasets are then
- * found within the caller's team (another team's dataset is NOT_FOUND).
+ * found within the caller's team (another team's dataset is NOT_FOUND). A mutation by a signed-in
+ * person (cookie) from another site's page is FORBIDDEN: keys are sent on purpose, cookies not.
  */
-export const authed = publicProcedure.use(({ ctx, next }) => {
+export const authed = publicProcedure.use(({ ctx, next, type }) => {
   if (!ctx.caller) throw new UnauthorizedError();
+  // a session cookie rides along on any site's request to us: only our own pages may write with it
+  if (type === "mutation" && ctx.crossSite && ctx.caller.kind === "user") {
+    throw new ForbiddenError("a signed-in session can only write from this app's own pages (the request's Origin is another site)");
+  }
   return next({ ctx: { caller: ctx.caller } });
 });
 

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleTrpc } from "../api/http";
+import { CLIENT_ADDRESS_HEADER } from "./client-address";
 import { type App, createApp, health } from "../app";
 import { queryRows } from "../db/rows";
 import { describeEachDriver, openTestDatabase, testEnv } from "../../test/db";
@@ -24,7 +25,7 @@ async function authCall(app: App, path: string, body: unknown, cookie?: string) 
   const res = await app.auth.handler(
     new Request(`${BASE}/api/auth${path}`, {
       method: "POST",
-      headers: { "content-type": "application/json", origin: BASE, "x-forwarded-for": addressOf(app), ...(cookie ? { cookie } : {}) },
+      headers: { "content-type": "application/json", origin: BASE, [CLIENT_ADDRESS_HEADER]: addressOf(app), ...(cookie ? { cookie } : {}) },
       body: JSON.stringify(body),
     }),
   );
@@ -40,8 +41,14 @@ interface TrpcAnswer {
 }
 
 /** One tRPC call over the fetch handler: GET for queries, POST for mutations (superjson envelope). */
-async function trpc(app: App, path: string, input: unknown, auth: { cookie?: string; key?: string }, type: "query" | "mutation" = "query"): Promise<TrpcAnswer> {
-  const headers: Record<string, string> = { "content-type": "application/json" };
+async function trpc(
+  app: App,
+  path: string,
+  input: unknown,
+  auth: { cookie?: string; key?: string; headers?: Record<string, string> },
+  type: "query" | "mutation" = "query",
+): Promise<TrpcAnswer> {
+  const headers: Record<string, string> = { "content-type": "application/json", ...auth.headers };
   if (auth.cookie) headers.cookie = auth.cookie;
   if (auth.key) headers.authorization = `Bearer ${auth.key}`;
   const url = `${BASE}/api/trpc/${path}` + (type === "query" && input !== undefined ? `?input=${encodeURIComponent(JSON.stringify({ json: input }))}` : "");
@@ -181,6 +188,27 @@ describeEachDriver("accounts, sessions and API keys over HTTP", (ctx) => {
     const inSecond = (await trpc(app, "datasets.list", undefined, { cookie: `${owner}; gb_team=${team.id}` })).data as { name: string }[];
     expect(inDefault.map((d) => d.name)).not.toContain("second-only");
     expect(inSecond.map((d) => d.name)).toEqual(["second-only"]);
+  });
+
+  it("a signed-in person's cookie writes only from the app's own pages; keys and reads are not affected", async () => {
+    const { app } = ctx();
+    const evil = { origin: "https://evil.example" };
+    const refused = await trpc(app, "datasets.create", { name: "csrf-target" }, { cookie: owner, headers: evil }, "mutation");
+    expect(refused.status).toBe(403);
+    expect(refused.error?.message).toMatch(/Origin is another site/);
+    const fetchMeta = await trpc(app, "datasets.create", { name: "csrf-target" }, { cookie: owner, headers: { "sec-fetch-site": "cross-site" } }, "mutation");
+    expect(fetchMeta.status).toBe(403);
+    // nothing was made
+    const names = JSON.stringify((await trpc(app, "datasets.list", undefined, { cookie: owner })).data);
+    expect(names).not.toContain("csrf-target");
+    // reads from another site are not writes; the app's own origin and GB_PUBLIC_URL-less host writes
+    expect((await trpc(app, "account.me", undefined, { cookie: owner, headers: evil })).status).toBe(200);
+    const own = await trpc(app, "datasets.create", { name: "csrf-own" }, { cookie: owner, headers: { origin: BASE, host: "localhost:3000", "sec-fetch-site": "same-origin" } }, "mutation");
+    expect(own.status).toBe(200);
+    // an API key is sent on purpose, whatever the Origin
+    const made = await trpc(app, "keys.create", { name: "csrf key", role: "member" }, { cookie: owner }, "mutation");
+    const key = (made.data as { secret: string }).secret;
+    expect((await trpc(app, "datasets.create", { name: "csrf-key" }, { key, headers: evil }, "mutation")).status).toBe(200);
   });
 });
 

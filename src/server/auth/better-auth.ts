@@ -16,6 +16,7 @@ import {
   teamMembers,
 } from "../db/schema";
 import { recordAudit } from "./audit";
+import { CLIENT_ADDRESS_HEADER } from "./client-address";
 
 /*
  * Accounts and sessions are better-auth's: email and password (scrypt, memory-hard), sessions in
@@ -71,6 +72,9 @@ export function createAuth({ db, env, secret }: { db: Db; env: Env; secret: stri
     emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, autoSignIn: true },
     // better-auth's own limit on its endpoints, per client address (in production its default for
     // sign-in is 3 per 10 s, which a person mistyping trips): 10 sign-in (and sign-up) attempts a minute
+    // the client's address is what the app stamped on the request (client-address.ts), never a
+    // forwarded header the client wrote itself
+    advanced: { ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] } },
     rateLimit: {
       enabled: true,
       window: 60,
