@@ -12,8 +12,8 @@ import { benchMoves } from "./bench/moves";
  * remembered (default 1000), BENCH_FACTS the graph sizes of the query figures (default
  * 1000,10000,100000), BENCH_RUNS_LIST the runs of the run-list figure (default 100000),
  * BENCH_MOVES the sizes of the changed-fact workload (default 1000,10000), BENCH_MOVES_PROVIDERS
- * its providers (default builtin,openai) and BENCH_MOVES_ASK the most questions a run asks
- * (default all), BENCH_ONLY picks sections (runner, remember, query, moves, runs, http).
+ * its providers (default builtin,openai), BENCH_MOVES_DBS its databases (default both) and
+ * BENCH_MOVES_ASK the most questions a run asks (default all), BENCH_ONLY picks sections (runner, remember, query, moves, runs, http).
  */
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
@@ -46,7 +46,8 @@ try {
     const providers = z.array(z.enum(["builtin", "openai"])).parse((process.env.BENCH_MOVES_PROVIDERS ?? "builtin,openai").split(","));
     console.log("\nchanged facts: people move town or change shop; asked where they live or work now (target: 0 outdated answers)");
     const maxQuestions = Number(process.env.BENCH_MOVES_ASK ?? Infinity);
-    console.log(table(await benchMoves(dbs, sizes, providers, maxQuestions)));
+    const on = process.env.BENCH_MOVES_DBS?.split(",");
+    console.log(table(await benchMoves(dbs.filter((d) => !on || on.includes(d.name)), sizes, providers, maxQuestions)));
   }
   if (want("runs")) {
     const size = Number(process.env.BENCH_RUNS_LIST ?? 100_000);
