@@ -22,6 +22,8 @@ export async function purge({ db, caller, input }: { db: Db; caller: Caller; inp
         action: "subject.purge",
         target: `${receipt.subject.kind} ${receipt.subject.ref}`,
         details: { receiptId: receipt.id, datasets: receipt.datasets, deleted: receipt.deleted, redacted: receipt.redacted },
+        // the datasets searched (those purged are among them)
+        datasetIds: datasets.map((d) => d.id),
       }),
   });
 }

@@ -35,5 +35,5 @@ export const teamsRouter = router({
 });
 
 export const auditRouter = router({
-  list: adminProcedure.input(AuditListInput).query(({ ctx, input }) => listAudit({ db: ctx.db, teamId: ctx.caller.teamId, cursor: input.cursor, limit: input.limit })),
+  list: adminProcedure.input(AuditListInput).query(({ ctx, input }) => listAudit({ db: ctx.db, scope: ctx.caller, cursor: input.cursor, limit: input.limit })),
 });
