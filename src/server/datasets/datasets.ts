@@ -75,7 +75,9 @@ export async function createDataset({
   if (caller.datasetIds !== null) throw new ForbiddenError("a key restricted to some datasets cannot make new ones");
   return db.transaction(async (tx) => {
     if (maxPerTeam !== undefined) {
-      await tx.select({ id: teams.id }).from(teams).where(eq(teams.id, caller.teamId)).for("update");
+      // NO KEY UPDATE: creates of one team wait for each other, yet rows that merely reference
+      // the team (keys, members: a FOR KEY SHARE check) do not wait for them
+      await tx.select({ id: teams.id }).from(teams).where(eq(teams.id, caller.teamId)).for("no key update");
       const [n] = await tx.select({ n: count() }).from(datasets).where(eq(datasets.teamId, caller.teamId));
       if ((n?.n ?? 0) >= maxPerTeam) {
         throw new ConflictError(`the team has ${maxPerTeam} datasets, the most it may have (GB_MAX_DATASETS_PER_TEAM): delete one to make room`);
