@@ -91,6 +91,8 @@ export async function createApiKey({ db, caller, input }: { db: Db; caller: Call
   } else if (caller.datasetIds) {
     datasetIds = [...caller.datasetIds];
   }
+  // the restriction the key got (named or inherited), for the audit log
+  const restrictedTo = datasetIds ? [...(await datasetNames(db, datasetIds)).values()] : null;
   const secret = `gb_${randomBytes(32).toString("base64url")}`;
   const row = await db.transaction(async (tx) => {
     const [created] = await tx
@@ -113,7 +115,7 @@ export async function createApiKey({ db, caller, input }: { db: Db; caller: Call
       actor: actorOf(caller),
       action: "key.create",
       target: `${created.name} (${created.prefix}…)`,
-      details: { keyId: created.id, role: created.role, datasets: input.datasets ?? null },
+      details: { keyId: created.id, role: created.role, datasets: restrictedTo },
       datasetIds: created.datasetIds,
     });
     return created;
