@@ -6,7 +6,7 @@ import { parseEnv } from "../src/env";
 import { createApp } from "../src/server/app";
 import { openDatabase } from "../src/server/db/client";
 import { queryRows } from "../src/server/db/rows";
-import { createDataset, listDatasets } from "../src/server/datasets/datasets";
+import { createDataset, allDatasets } from "../src/server/datasets/datasets";
 import { LOCAL_CALLER } from "../src/server/auth/caller";
 import { ask } from "../src/server/query/ask";
 import { submitRemember } from "../src/server/remember/submit";
@@ -67,7 +67,7 @@ const line = (text: string) => {
 for (const sample of samples) {
   const turns = sessions(sample).flatMap((s) => s.turns.map((t) => ({ ...t, date: s.date, session: s.index })));
   const name = dataDir ? `locomo-${sample.sample_id.toLowerCase()}` : `locomo-${sample.sample_id.toLowerCase()}-${Date.now().toString(36)}`;
-  const existing = dataDir ? (await listDatasets({ db: app.database.db, scope: LOCAL_CALLER })).find((d) => d.name === name) : undefined;
+  const existing = dataDir ? (await allDatasets({ db: app.database.db, scope: LOCAL_CALLER })).find((d) => d.name === name) : undefined;
   const ds = existing ?? (await createDataset({ db: app.database.db, caller: LOCAL_CALLER, input: { name } }));
   let last = "";
   if (existing) console.log(`${sample.sample_id}: reusing the remembered dataset ${name} in ${dataDir}`);

@@ -6,6 +6,8 @@ describe("env", () => {
     const e = parseEnv({});
     expect(e).toMatchObject({ GB_DATA_DIR: "./.data", GB_MODELS: "builtin", PORT: 3000, GB_STAGE_MODELS: {} });
     expect(e.DATABASE_URL).toBeUndefined();
+    expect(e.GB_MAX_DATASETS_PER_TEAM).toBe(1000);
+    expect(parseEnv({ GB_MAX_DATASETS_PER_TEAM: "5" }).GB_MAX_DATASETS_PER_TEAM).toBe(5);
   });
 
   it("chooses openai when a key is set, unless told otherwise", () => {
@@ -25,6 +27,8 @@ describe("env", () => {
     [{ OPENAI_BASE_URL: "not a url" }, "OPENAI_BASE_URL"],
     [{ GB_MODELS: "openai" }, "OPENAI_API_KEY"],
     [{ GB_STAGE_MODELS: "{oops" }, "GB_STAGE_MODELS"],
+    [{ GB_MAX_DATASETS_PER_TEAM: "0" }, "GB_MAX_DATASETS_PER_TEAM"],
+    [{ GB_MAX_DATASETS_PER_TEAM: "many" }, "GB_MAX_DATASETS_PER_TEAM"],
     [{ GB_STAGE_MODELS: '{"query":{"reasoning":"max"}}' }, "GB_STAGE_MODELS"],
   ])("names the variable of a bad value: %j", (source, variable) => {
     let error: unknown;

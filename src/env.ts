@@ -84,6 +84,8 @@ export const EnvSchema = z
     /** calls per minute per API key; 0 = no limit */
     GB_RATE_LIMIT_REMEMBER: withDefault(z.coerce.number().int().min(0), 600),
     GB_RATE_LIMIT_QUERY: withDefault(z.coerce.number().int().min(0), 3000),
+    /** datasets a team may have; datasets.create past it is CONFLICT */
+    GB_MAX_DATASETS_PER_TEAM: withDefault(z.coerce.number().int().min(1).max(1_000_000), 1000),
     PORT: withDefault(z.coerce.number().int().min(1).max(65535), 3000),
   })
   .transform((e, ctx) => {

@@ -40,7 +40,7 @@ describeEachDriver("typed client over HTTP", (ctx, driver) => {
     const created = await client.datasets.create.mutate({ name });
     expect(created.name).toBe(name);
     expect(created.createdAt).toBeInstanceOf(Date); // superjson on both sides
-    const names = (await client.datasets.list.query()).map((d) => d.name);
+    const names = (await client.datasets.list.query()).items.map((d) => d.name);
     expect(names).toContain("default");
     expect(names).toContain(name);
   });

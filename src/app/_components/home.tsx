@@ -24,7 +24,8 @@ function StageList({ stages }: { stages: readonly StageDef[] }) {
 function Datasets() {
   const trpc = useTRPC();
   const { needsFirstOwner } = useSession();
-  const datasets = useQuery(trpc.datasets.list.queryOptions());
+  // the first page: a list to look at, not a picker (the pickers page through all of them)
+  const datasets = useQuery(trpc.datasets.list.queryOptions({ limit: 100 }));
   if (isUnauthorized(datasets.error)) {
     return (
       <p data-testid="sign-in-link">
@@ -34,15 +35,19 @@ function Datasets() {
   }
   if (datasets.isPending) return <Loading />;
   if (datasets.error) return <ErrorNote error={datasets.error} action="list the datasets" />;
-  if (datasets.data.length === 0) return <Empty>No datasets yet: create one through the API (<code>datasets.create</code>).</Empty>;
+  const { items, nextCursor } = datasets.data;
+  if (items.length === 0) return <Empty>No datasets yet: create one through the API (<code>datasets.create</code>).</Empty>;
   return (
-    <ul data-testid="datasets">
-      {datasets.data.map((d) => (
-        <li key={d.id}>
-          <code>{d.name}</code>
-        </li>
-      ))}
-    </ul>
+    <>
+      <ul data-testid="datasets">
+        {items.map((d) => (
+          <li key={d.id}>
+            <code>{d.name}</code>
+          </li>
+        ))}
+      </ul>
+      {nextCursor && <p className="muted small">The first {items.length} by name; the dataset switcher of the admin pages has all of them.</p>}
+    </>
   );
 }
 

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { and, desc, eq, lt, or } from "drizzle-orm";
+import { and, desc, eq, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { auditLog } from "../db/schema";
 import { decodeCursor, encodeCursor } from "../cursor";
-import type { Caller } from "./caller";
+import { type Caller, type Scope, uuidArray } from "./caller";
 
 export type AuditActor = { kind: "user" | "key" | "system"; id: string | null; label: string };
 
@@ -17,6 +17,8 @@ export interface AuditEntry {
   action: string;
   target?: string | null;
   details?: Record<string, unknown>;
+  /** the datasets the event concerns; omitted = the team as a whole (see the column) */
+  datasetIds?: readonly string[] | null;
 }
 
 /** Appends one event; `db` may be a transaction, so the event commits with what it records. */
@@ -31,6 +33,7 @@ export async function recordAudit(db: Pick<Db, "insert">, entry: AuditEntry): Pr
     action: entry.action,
     target: entry.target ?? null,
     details: entry.details ?? {},
+    datasetIds: entry.datasetIds ? [...entry.datasetIds] : null,
   });
 }
 
@@ -39,8 +42,12 @@ export interface AuditPage {
   nextCursor: string | null;
 }
 
-/** The team's events, newest first, paged by (at, id). */
-export async function listAudit({ db, teamId, cursor, limit }: { db: Db; teamId: string; cursor?: string; limit: number }): Promise<AuditPage> {
+/**
+ * The team's events, newest first, paged by (at, id). A caller restricted to some datasets sees
+ * only the events about those datasets (every dataset of the event among its own): not the
+ * team's members, sign-ins or unrestricted keys.
+ */
+export async function listAudit({ db, scope, cursor, limit }: { db: Db; scope: Scope; cursor?: string; limit: number }): Promise<AuditPage> {
   const key = cursor ? decodeCursor(cursor) : null;
   const after = key ? ([new Date(key[0]), key[1]] as const) : null;
   const rows = await db
@@ -48,7 +55,10 @@ export async function listAudit({ db, teamId, cursor, limit }: { db: Db; teamId:
     .from(auditLog)
     .where(
       and(
-        eq(auditLog.teamId, teamId),
+        eq(auditLog.teamId, scope.teamId),
+        scope.datasetIds
+          ? sql`cardinality(${auditLog.datasetIds}) > 0 AND ${auditLog.datasetIds} <@ ${uuidArray(scope.datasetIds)}`
+          : undefined,
         after ? or(lt(auditLog.at, after[0]), and(eq(auditLog.at, after[0]), lt(auditLog.id, after[1]))) : undefined,
       ),
     )

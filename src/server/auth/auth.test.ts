@@ -144,7 +144,7 @@ describeEachDriver("accounts, sessions and API keys over HTTP", (ctx) => {
     const made = await trpc(app, "keys.create", { name: "narrow", role: "member", datasets: ["only-this"] }, { cookie: owner }, "mutation");
     const narrow = (made.data as { secret: string }).secret;
     const list = await trpc(app, "datasets.list", undefined, { key: narrow });
-    expect((list.data as { name: string }[]).map((d) => d.name)).toEqual(["only-this"]);
+    expect((list.data as { items: { name: string }[] }).items.map((d) => d.name)).toEqual(["only-this"]);
     expect((await trpc(app, "runs.remember.list", { dataset: "not-this" }, { key: narrow })).error?.data.code).toBe("NOT_FOUND");
     expect((await trpc(app, "runs.remember.list", { dataset: "only-this" }, { key: narrow })).status).toBe(200);
     // it could not see a dataset it made
@@ -184,8 +184,8 @@ describeEachDriver("accounts, sessions and API keys over HTTP", (ctx) => {
     const made = await trpc(app, "teams.create", { name: "Second team" }, { cookie: owner }, "mutation");
     const team = made.data as { id: string };
     await trpc(app, "datasets.create", { name: "second-only" }, { cookie: `${owner}; gb_team=${team.id}` }, "mutation");
-    const inDefault = (await trpc(app, "datasets.list", undefined, { cookie: owner })).data as { name: string }[];
-    const inSecond = (await trpc(app, "datasets.list", undefined, { cookie: `${owner}; gb_team=${team.id}` })).data as { name: string }[];
+    const inDefault = ((await trpc(app, "datasets.list", undefined, { cookie: owner })).data as { items: { name: string }[] }).items;
+    const inSecond = ((await trpc(app, "datasets.list", undefined, { cookie: `${owner}; gb_team=${team.id}` })).data as { items: { name: string }[] }).items;
     expect(inDefault.map((d) => d.name)).not.toContain("second-only");
     expect(inSecond.map((d) => d.name)).toEqual(["second-only"]);
   });

@@ -1,5 +1,7 @@
+import { type SQL, sql } from "drizzle-orm";
 import type { Role } from "../../lib/roles";
 import { DEFAULT_TEAM_ID } from "../db/schema/access";
+import { ForbiddenError } from "../errors";
 
 /**
  * Who is calling, resolved once per request (context.ts) and narrowed to non-null by the
@@ -27,6 +29,22 @@ export function actorId(caller: Caller): string {
 
 export function inScope(scope: Scope, datasetId: string): boolean {
   return scope.datasetIds === null || scope.datasetIds.includes(datasetId);
+}
+
+/**
+ * A caller restricted to some datasets administers nothing of the team as a whole (members,
+ * roles, teams): it could otherwise give itself, or a person it makes, what it was kept from.
+ */
+export function assertTeamWide(caller: Caller, what: string): void {
+  if (caller.datasetIds !== null) throw new ForbiddenError(`a key restricted to some datasets cannot ${what}; use an unrestricted key or sign in`);
+}
+
+/** A uuid[] parameter (drizzle's sql`` would spread a JS array into a list). */
+export function uuidArray(ids: readonly string[]): SQL {
+  return sql`ARRAY[${sql.join(
+    ids.map((id) => sql`${id}`),
+    sql`, `,
+  )}]::uuid[]`;
 }
 
 /** Everyone with GB_AUTH=off, and scripts run on the machine: the default team's owner. */

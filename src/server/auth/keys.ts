@@ -1,11 +1,11 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { and, desc, eq, inArray, isNull } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { type Role, roleAtLeast } from "../../lib/roles";
 import type { Db } from "../db/client";
 import { apiKeys, datasets, DEFAULT_TEAM_ID } from "../db/schema";
 import { ForbiddenError, NotFoundError } from "../errors";
 import { actorOf, recordAudit } from "./audit";
-import type { Caller } from "./caller";
+import { type Caller, uuidArray } from "./caller";
 import type { CreateKeyInput } from "./schemas";
 
 /*
@@ -54,12 +54,27 @@ async function view(db: Db, rows: KeyRow[]): Promise<ApiKeyView[]> {
   }));
 }
 
+/**
+ * The keys a caller may see and revoke: its team's, and for a caller restricted to some datasets
+ * only the keys restricted to some of those (never an unrestricted key, nor one that reaches a
+ * dataset the caller cannot see). Any other key is "not found".
+ */
+function visibleTo(caller: Caller): SQL | undefined {
+  const team = eq(apiKeys.teamId, caller.teamId);
+  if (caller.datasetIds === null) return team;
+  return and(team, sql`cardinality(${apiKeys.datasetIds}) > 0 AND ${apiKeys.datasetIds} <@ ${uuidArray(caller.datasetIds)}`);
+}
+
 export async function listApiKeys({ db, caller }: { db: Db; caller: Caller }): Promise<ApiKeyView[]> {
-  const rows = await db.select().from(apiKeys).where(eq(apiKeys.teamId, caller.teamId)).orderBy(desc(apiKeys.createdAt));
+  const rows = await db.select().from(apiKeys).where(visibleTo(caller)).orderBy(desc(apiKeys.createdAt));
   return view(db, rows);
 }
 
-/** Makes a key; the secret is in the answer and nowhere else, ever. */
+/**
+ * Makes a key; the secret is in the answer and nowhere else, ever. A caller restricted to some
+ * datasets makes keys restricted to some of its own (none named: all of its own); naming another
+ * dataset is "not found", as it is for every other call of that caller.
+ */
 export async function createApiKey({ db, caller, input }: { db: Db; caller: Caller; input: CreateKeyInput }): Promise<{ key: ApiKeyView; secret: string }> {
   if (!roleAtLeast(caller.role, input.role)) throw new ForbiddenError(`a ${caller.role} cannot make a key with role ${input.role}`);
   let datasetIds: string[] | null = null;
@@ -76,6 +91,8 @@ export async function createApiKey({ db, caller, input }: { db: Db; caller: Call
   } else if (caller.datasetIds) {
     datasetIds = [...caller.datasetIds];
   }
+  // the restriction the key got (named or inherited), for the audit log
+  const restrictedTo = datasetIds ? [...(await datasetNames(db, datasetIds)).values()] : null;
   const secret = `gb_${randomBytes(32).toString("base64url")}`;
   const row = await db.transaction(async (tx) => {
     const [created] = await tx
@@ -98,7 +115,8 @@ export async function createApiKey({ db, caller, input }: { db: Db; caller: Call
       actor: actorOf(caller),
       action: "key.create",
       target: `${created.name} (${created.prefix}…)`,
-      details: { keyId: created.id, role: created.role, datasets: input.datasets ?? null },
+      details: { keyId: created.id, role: created.role, datasets: restrictedTo },
+      datasetIds: created.datasetIds,
     });
     return created;
   });
@@ -109,7 +127,7 @@ export async function createApiKey({ db, caller, input }: { db: Db; caller: Call
 
 export async function revokeApiKey({ db, caller, id }: { db: Db; caller: Caller; id: string }): Promise<ApiKeyView> {
   const row = await db.transaction(async (tx) => {
-    const [found] = await tx.select().from(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.teamId, caller.teamId)));
+    const [found] = await tx.select().from(apiKeys).where(and(eq(apiKeys.id, id), visibleTo(caller)));
     if (!found) throw new NotFoundError("key", id);
     if (!roleAtLeast(caller.role, found.role)) throw new ForbiddenError(`a ${caller.role} cannot revoke a ${found.role} key`);
     if (found.revokedAt) return found;
@@ -120,6 +138,7 @@ export async function revokeApiKey({ db, caller, id }: { db: Db; caller: Caller;
       action: "key.revoke",
       target: `${found.name} (${found.prefix}…)`,
       details: { keyId: id },
+      datasetIds: found.datasetIds,
     });
     return revoked ?? found;
   });

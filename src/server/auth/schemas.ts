@@ -21,7 +21,11 @@ export const AddMemberInput = z
     email: z.email(),
     /** for a new account: its name and first password (an existing account keeps its own) */
     name: z.string().trim().min(1).max(100).optional(),
-    password: z.string().min(8).max(128).optional(),
+    /**
+     * required even when the email has an account already (which keeps its own password):
+     * asking only for new accounts would tell whether the email has one
+     */
+    password: z.string().min(8).max(128),
     role: Role,
   })
   .strict();

@@ -3,10 +3,10 @@ import { and, asc, count, eq } from "drizzle-orm";
 import { type Role, roleAtLeast } from "../../lib/roles";
 import type { Db } from "../db/client";
 import { authUsers, teamMembers, teams } from "../db/schema";
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../errors";
+import { ConflictError, ForbiddenError, NotFoundError } from "../errors";
 import { actorOf, recordAudit } from "./audit";
 import { allowSignUp, type Auth } from "./better-auth";
-import type { Caller } from "./caller";
+import { assertTeamWide, type Caller } from "./caller";
 import type { AddMemberInput } from "./schemas";
 
 export interface Member {
@@ -34,6 +34,7 @@ export async function teamsOfUser(db: Db, userId: string): Promise<TeamView[]> {
 }
 
 export async function createTeam({ db, caller, name }: { db: Db; caller: Caller; name: string }): Promise<TeamView> {
+  assertTeamWide(caller, "make a team");
   if (caller.kind !== "user" || !caller.id) throw new ForbiddenError("only a signed-in person can make a team");
   const userId = caller.id;
   const id = randomUUID();
@@ -58,17 +59,33 @@ function assertMayGrant(caller: Caller, role: Role) {
   if (!roleAtLeast(caller.role, role)) throw new ForbiddenError(`a ${caller.role} cannot give the role ${role}`);
 }
 
-/** Adds a person to the caller's team, making their account when the email is new. */
-export async function addMember({ db, auth, caller, input }: { db: Db; auth: Auth; caller: Caller; input: AddMemberInput }): Promise<Member> {
+/** What teams.addMember answers: the same fields whether the account was made or already existed. */
+export interface AddedMember {
+  userId: string;
+  email: string;
+  role: Role;
+  since: Date;
+}
+
+/**
+ * Adds a person to the caller's team, making their account when the email is new. The answer
+ * must not tell whether the email already had an account (in another team): the password is
+ * required either way (and hashed either way, so both take the time of one scrypt hash), an
+ * existing account keeps its own name and password, and the answer carries neither.
+ */
+export async function addMember({ db, auth, caller, input }: { db: Db; auth: Auth; caller: Caller; input: AddMemberInput }): Promise<AddedMember> {
+  assertTeamWide(caller, "add members");
   assertMayGrant(caller, input.role);
   const email = input.email.toLowerCase();
+  const password = input.password;
   let [user] = await db.select().from(authUsers).where(eq(authUsers.email, email));
   if (!user) {
-    if (!input.password) throw new ValidationError("password", "is required for a new account");
-    const password = input.password;
     await allowSignUp(() => auth.api.signUpEmail({ body: { email, password, name: input.name ?? email.split("@")[0] ?? email } }));
     [user] = await db.select().from(authUsers).where(eq(authUsers.email, email));
     if (!user) throw new Error("the account was not made");
+  } else {
+    // the hash a new account costs, thrown away: the answer takes as long either way
+    await (await auth.$context).password.hash(password);
   }
   const userRow = user;
   const inserted = await db.transaction(async (tx) => {
@@ -82,8 +99,9 @@ export async function addMember({ db, auth, caller, input }: { db: Db; auth: Aut
     }
     return rows[0];
   });
+  // the team's own members are no secret from its admins (teams.members lists them)
   if (!inserted) throw new ConflictError(`${email} is already in the team`);
-  return { userId: userRow.id, email: userRow.email, name: userRow.name, role: inserted.role, since: inserted.createdAt };
+  return { userId: userRow.id, email, role: inserted.role, since: inserted.createdAt };
 }
 
 async function memberOf(db: Db, teamId: string, userId: string) {
@@ -102,6 +120,7 @@ async function ownerCount(db: Db, teamId: string): Promise<number> {
 }
 
 export async function setMemberRole({ db, caller, userId, role }: { db: Db; caller: Caller; userId: string; role: Role }): Promise<void> {
+  assertTeamWide(caller, "change roles");
   const member = await memberOf(db, caller.teamId, userId);
   assertMayGrant(caller, role);
   assertMayGrant(caller, member.role);
@@ -114,6 +133,7 @@ export async function setMemberRole({ db, caller, userId, role }: { db: Db; call
 }
 
 export async function removeMember({ db, caller, userId }: { db: Db; caller: Caller; userId: string }): Promise<void> {
+  assertTeamWide(caller, "remove members");
   const member = await memberOf(db, caller.teamId, userId);
   assertMayGrant(caller, member.role);
   if (member.role === "owner" && (await ownerCount(db, caller.teamId)) <= 1) throw new ConflictError("a team keeps at least one owner");

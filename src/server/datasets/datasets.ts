@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { datasets, DEFAULT_TEAM_ID } from "../db/schema";
+import { datasets, DEFAULT_TEAM_ID, teams } from "../db/schema";
 import { queryRows } from "../db/rows";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../errors";
 import { actorOf, recordAudit } from "../auth/audit";
 import { type Caller, inScope, type Scope } from "../auth/caller";
-import { type CreateDatasetInput, DEFAULT_DATASET, type DeleteDatasetInput } from "./schemas";
+import { decodeCursor, encodeCursor } from "../cursor";
+import { type CreateDatasetInput, DEFAULT_DATASET, type DeleteDatasetInput, type ListDatasetsInput } from "./schemas";
 
 /*
  * Datasets belong to a team. Every verb finds its dataset through resolveDataset or
@@ -21,18 +22,67 @@ export interface Dataset {
   createdAt: Date;
 }
 
-export async function listDatasets({ db, scope }: { db: Db; scope: Scope }): Promise<Dataset[]> {
-  return db
-    .select()
-    .from(datasets)
-    .where(and(eq(datasets.teamId, scope.teamId), scope.datasetIds ? inArray(datasets.id, [...scope.datasetIds]) : undefined))
-    .orderBy(asc(datasets.name));
+const inScopeOf = (scope: Scope) =>
+  and(eq(datasets.teamId, scope.teamId), scope.datasetIds ? inArray(datasets.id, [...scope.datasetIds]) : undefined);
+
+/** Every dataset the caller may see, by name (a team has at most GB_MAX_DATASETS_PER_TEAM). */
+export async function allDatasets({ db, scope }: { db: Db; scope: Scope }): Promise<Dataset[]> {
+  return db.select().from(datasets).where(inScopeOf(scope)).orderBy(asc(datasets.name), asc(datasets.id));
 }
 
-export async function createDataset({ db, caller, input }: { db: Db; caller: Caller; input: CreateDatasetInput }): Promise<Dataset> {
+export interface DatasetPage {
+  items: Dataset[];
+  nextCursor: string | null;
+}
+
+/** datasets.list: the caller's datasets by name, a page at a time, paged by (name, id). */
+export async function listDatasets({ db, scope, input }: { db: Db; scope: Scope; input: ListDatasetsInput }): Promise<DatasetPage> {
+  const after = input.cursor ? decodeCursor(input.cursor) : null;
+  const rows = await db
+    .select()
+    .from(datasets)
+    .where(
+      and(
+        inScopeOf(scope),
+        after ? or(gt(datasets.name, after[0]), and(eq(datasets.name, after[0]), gt(datasets.id, after[1]))) : undefined,
+      ),
+    )
+    .orderBy(asc(datasets.name), asc(datasets.id))
+    .limit(input.limit + 1);
+  const items = rows.slice(0, input.limit);
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > input.limit && last ? encodeCursor([last.name, last.id]) : null };
+}
+
+/**
+ * Makes a dataset of the caller's team. With `maxPerTeam`, a team that has that many already is
+ * refused (CONFLICT: the name is fine, the team is full; deleting one makes room). The count runs
+ * under a lock of the team's row, so concurrent creates cannot together pass the cap.
+ */
+export async function createDataset({
+  db,
+  caller,
+  input,
+  maxPerTeam,
+}: {
+  db: Db;
+  caller: Caller;
+  input: CreateDatasetInput;
+  /** omitted: no cap (start-up's default dataset, scripts run on the machine) */
+  maxPerTeam?: number;
+}): Promise<Dataset> {
   // it could not see what it made: its datasets are a fixed list
   if (caller.datasetIds !== null) throw new ForbiddenError("a key restricted to some datasets cannot make new ones");
   return db.transaction(async (tx) => {
+    if (maxPerTeam !== undefined) {
+      // NO KEY UPDATE: creates of one team wait for each other, yet rows that merely reference
+      // the team (keys, members: a FOR KEY SHARE check) do not wait for them
+      await tx.select({ id: teams.id }).from(teams).where(eq(teams.id, caller.teamId)).for("no key update");
+      const [n] = await tx.select({ n: count() }).from(datasets).where(eq(datasets.teamId, caller.teamId));
+      if ((n?.n ?? 0) >= maxPerTeam) {
+        throw new ConflictError(`the team has ${maxPerTeam} datasets, the most it may have (GB_MAX_DATASETS_PER_TEAM): delete one to make room`);
+      }
+    }
     const rows = await tx
       .insert(datasets)
       .values({ id: randomUUID(), teamId: caller.teamId, name: input.name, createdAt: new Date() })
@@ -40,7 +90,14 @@ export async function createDataset({ db, caller, input }: { db: Db; caller: Cal
       .returning();
     const row = rows[0];
     if (!row) throw new ConflictError(`dataset "${input.name}" already exists`);
-    await recordAudit(tx, { teamId: caller.teamId, actor: actorOf(caller), action: "dataset.create", target: row.name, details: { datasetId: row.id } });
+    await recordAudit(tx, {
+      teamId: caller.teamId,
+      actor: actorOf(caller),
+      action: "dataset.create",
+      target: row.name,
+      details: { datasetId: row.id },
+      datasetIds: [row.id],
+    });
     return row;
   });
 }
@@ -122,7 +179,14 @@ export async function deleteDataset({ db, caller, input }: { db: Db; caller: Cal
     await tx.delete(datasets).where(eq(datasets.id, dataset.id));
     deleted.datasets = 1;
     const at = new Date();
-    await recordAudit(tx, { teamId: caller.teamId, actor: actorOf(caller), action: "dataset.delete", target: dataset.name, details: { datasetId: dataset.id, deleted } });
+    await recordAudit(tx, {
+      teamId: caller.teamId,
+      actor: actorOf(caller),
+      action: "dataset.delete",
+      target: dataset.name,
+      details: { datasetId: dataset.id, deleted },
+      datasetIds: [dataset.id],
+    });
     return { dataset: dataset.name, at, deleted };
   });
 }

@@ -56,6 +56,6 @@ describeEachDriver("datasets.delete", (ctx) => {
     const ds = await freshDataset(app, "del");
     expect(await rejection(gb.datasets.delete({ name: ds.name, confirm: "nope" }))).toMatchObject({ code: "BAD_REQUEST", field: "confirm" });
     expect((await rejection(gb.datasets.delete({ name: "default", confirm: "default" }))).code).toBe("BAD_REQUEST");
-    expect((await gb.datasets.list()).map((d) => d.name)).toEqual(expect.arrayContaining([ds.name, "default"]));
+    expect((await gb.datasets.list()).items.map((d) => d.name)).toEqual(expect.arrayContaining([ds.name, "default"]));
   });
 });

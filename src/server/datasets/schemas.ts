@@ -12,6 +12,16 @@ export type CreateDatasetInput = z.infer<typeof CreateDatasetInput>;
 
 export const DEFAULT_DATASET = "default";
 
+/** datasets.list: a page of the caller's datasets by name (no input: the first 100). */
+export const ListDatasetsInput = z
+  .object({
+    cursor: z.string().max(500).optional(),
+    limit: z.number().int().min(1).max(500).default(100),
+  })
+  .strict()
+  .prefault({});
+export type ListDatasetsInput = z.infer<typeof ListDatasetsInput>;
+
 export const DeleteDatasetInput = z
   .object({
     name: DatasetName,

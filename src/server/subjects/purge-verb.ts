@@ -1,13 +1,13 @@
 import { actorOf, recordAudit } from "../auth/audit";
 import type { Caller } from "../auth/caller";
 import type { Db } from "../db/client";
-import { listDatasets, resolveDataset } from "../datasets/datasets";
+import { allDatasets, resolveDataset } from "../datasets/datasets";
 import { type PurgeReceipt, purgeSubject } from "./purge";
 import type { PurgeInput } from "./schemas";
 
 /** subjects.purge: the caller's datasets (or one), the purge, and its audit event in one transaction. */
 export async function purge({ db, caller, input }: { db: Db; caller: Caller; input: PurgeInput }): Promise<PurgeReceipt> {
-  const datasets = input.dataset ? [await resolveDataset(db, input.dataset, caller)] : await listDatasets({ db, scope: caller });
+  const datasets = input.dataset ? [await resolveDataset(db, input.dataset, caller)] : await allDatasets({ db, scope: caller });
   const subject = input.userId !== undefined ? { userId: input.userId } : { entityId: input.entityId ?? "" };
   const actor = actorOf(caller);
   return purgeSubject({
@@ -22,6 +22,8 @@ export async function purge({ db, caller, input }: { db: Db; caller: Caller; inp
         action: "subject.purge",
         target: `${receipt.subject.kind} ${receipt.subject.ref}`,
         details: { receiptId: receipt.id, datasets: receipt.datasets, deleted: receipt.deleted, redacted: receipt.redacted },
+        // the datasets searched (those purged are among them)
+        datasetIds: datasets.map((d) => d.id),
       }),
   });
 }

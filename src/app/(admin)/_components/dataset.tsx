@@ -1,9 +1,8 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect } from "react";
-import { useTRPC } from "@/trpc/client";
+import { useAllDatasets } from "@/trpc/datasets";
 
 /*
  * The dataset a view shows is in its URL (?dataset=<name>), so that a link can be shared. A
@@ -41,8 +40,7 @@ export function withDataset(path: string, dataset: string, keep?: URLSearchParam
 
 /** A select of the team's datasets, showing `value`; `onPick` gets the name chosen. */
 function DatasetSelect({ value, onPick }: { value: string; onPick: (name: string) => void }) {
-  const trpc = useTRPC();
-  const list = useQuery(trpc.datasets.list.queryOptions());
+  const list = useAllDatasets();
   const names = list.data?.map((d) => d.name) ?? [];
   if (!names.includes(value)) names.unshift(value);
   return (

@@ -21,6 +21,8 @@ export const keysRouter = router({
 
 export const teamsRouter = router({
   /** an admin (a person, not a key) makes another team, of which they become the owner */
+  // team administration (create, addMember, setRole, removeMember) is FORBIDDEN to a caller
+  // restricted to some datasets: the verbs check it (assertTeamWide)
   create: adminProcedure.input(CreateTeamInput).mutation(({ ctx, input }) => createTeam({ db: ctx.db, caller: ctx.caller, name: input.name })),
   members: readProcedure.query(({ ctx }) => listMembers({ db: ctx.db, caller: ctx.caller })),
   addMember: adminProcedure
@@ -35,5 +37,5 @@ export const teamsRouter = router({
 });
 
 export const auditRouter = router({
-  list: adminProcedure.input(AuditListInput).query(({ ctx, input }) => listAudit({ db: ctx.db, teamId: ctx.caller.teamId, cursor: input.cursor, limit: input.limit })),
+  list: adminProcedure.input(AuditListInput).query(({ ctx, input }) => listAudit({ db: ctx.db, scope: ctx.caller, cursor: input.cursor, limit: input.limit })),
 });

@@ -130,6 +130,12 @@ export const auditLog = pgTable(
     action: text("action").notNull(),
     target: text("target"),
     details: jsonb("details").$type<Record<string, unknown>>().notNull().default({}),
+    /**
+     * the datasets the event concerns (a dataset made or deleted, a purge, a key restricted to
+     * them); null = the team as a whole (members, sign-ins, unrestricted keys). A key restricted
+     * to some datasets sees only the events whose datasets are all among its own.
+     */
+    datasetIds: uuid("dataset_ids").array(),
   },
   (t) => [index("gb_audit_log_team_at_idx").on(t.teamId, t.at.desc(), t.id.desc())],
 );

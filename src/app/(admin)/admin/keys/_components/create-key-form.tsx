@@ -1,17 +1,18 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Field } from "@/app/_components/field";
 import { ErrorNote } from "@/app/_components/status";
 import type { Role } from "@/lib/roles";
 import { RoleSelect } from "../../../_components/role-select";
 import { useTRPC } from "@/trpc/client";
+import { useAllDatasets } from "@/trpc/datasets";
 
 export function CreateKeyForm({ myRole, onCreated }: { myRole: Role; onCreated: (key: { name: string; secret: string }) => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const datasets = useQuery(trpc.datasets.list.queryOptions());
+  const datasets = useAllDatasets();
   const [name, setName] = useState("");
   const [role, setRole] = useState<Role>("member");
   const [only, setOnly] = useState<string[]>([]);

@@ -32,8 +32,9 @@ export function AddMemberForm({ myRole }: { myRole: Role }) {
   function submit(e: FormEvent) {
     e.preventDefault();
     setAdded(null);
-    // empty optional fields are left out: an existing account keeps its own name and password
-    add.mutate({ email: email.trim(), role, name: name.trim() || undefined, password: password || undefined });
+    // an empty name is left out; the password is asked for every email (the answer does not say
+    // whether the email had an account: one that had keeps its own name and password)
+    add.mutate({ email: email.trim(), role, name: name.trim() || undefined, password });
   }
 
   return (
@@ -47,8 +48,8 @@ export function AddMemberForm({ myRole }: { myRole: Role }) {
         </Field>
       </div>
       <div className="row">
-        <Field label="Initial password" grow hint="for a new account, at least 8 characters; an existing account keeps its own">
-          <input type="password" autoComplete="new-password" minLength={8} value={password} onChange={(e) => setPassword(e.target.value)} />
+        <Field label="Initial password" grow hint="at least 8 characters; a person who already has an account keeps their own">
+          <input required type="password" autoComplete="new-password" minLength={8} value={password} onChange={(e) => setPassword(e.target.value)} />
         </Field>
         <Field label="Role">
           <RoleSelect value={role} upTo={myRole} onPick={setRole} />

@@ -1,0 +1,1 @@
+ALTER TABLE "gb_audit_log" ADD COLUMN "dataset_ids" uuid[];
