@@ -1,6 +1,8 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { App } from "../app";
 import { callerFromRequest } from "../auth/request";
+import { MAX_BATCH_CALLS } from "../../lib/limits";
+import { isRateLimited } from "../errors";
 import { appRouter } from "./root";
 import { createInnerContext } from "./trpc";
 
@@ -12,10 +14,11 @@ export function handleTrpc(req: Request, app: App): Promise<Response> {
     endpoint: TRPC_ENDPOINT,
     req,
     router: appRouter,
+    maxBatchSize: MAX_BATCH_CALLS,
     createContext: async () => createInnerContext({ app, caller: await callerFromRequest(app, req.headers) }),
     responseMeta({ errors }) {
       // TOO_MANY_REQUESTS also says when to come back, in the standard header
-      const wait = errors.map((e) => (e.cause && "retryAfterMs" in e.cause ? Number(e.cause.retryAfterMs) : 0)).reduce((a, b) => Math.max(a, b), 0);
+      const wait = errors.map((e) => (isRateLimited(e.cause) ? e.cause.retryAfterMs : 0)).reduce((a, b) => Math.max(a, b), 0);
       return wait > 0 ? { headers: new Headers({ "retry-after": String(Math.ceil(wait / 1000)) }) } : {};
     },
   });
