@@ -41,8 +41,7 @@ export interface AuditPage {
 
 /** The team's events, newest first, paged by (at, id). */
 export async function listAudit({ db, teamId, cursor, limit }: { db: Db; teamId: string; cursor?: string; limit: number }): Promise<AuditPage> {
-  const key = cursor ? decodeCursor(cursor) : null;
-  const after = key ? ([new Date(key[0]), key[1]] as const) : null;
+  const after = cursor ? decodeCursor(cursor, ["timestamp", "uuid"]) : null;
   const rows = await db
     .select()
     .from(auditLog)

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { text } from "../input";
 import { ERROR_BRAND, errorKind } from "../errors";
 
 /**
@@ -13,7 +14,7 @@ export type ReasoningEffort = z.infer<typeof ReasoningEffort>;
 
 /** Per-call model choice: from defaults, then env, then the request (later wins). */
 export const CallOptions = z.object({
-  model: z.string().min(1).max(200).optional(),
+  model: text().min(1).max(200).optional(),
   reasoning: ReasoningEffort.optional(),
 });
 export type CallOptions = z.infer<typeof CallOptions>;
