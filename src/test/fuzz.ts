@@ -324,8 +324,8 @@ function errorsIn(body: unknown): ErrorJson[] {
   });
 }
 
-/** Why an answer is wrong, or null when it is fine. */
-export async function verdict(res: Response): Promise<string | null> {
+/** Why an answer is wrong, or null when it is fine; `production`: a stack in an answer is wrong too. */
+export async function verdict(res: Response, production = false): Promise<string | null> {
   const text = await res.text();
   if (res.status >= 500) return `HTTP ${res.status}: ${text.slice(0, 500)}`;
   let body: unknown;
@@ -336,7 +336,8 @@ export async function verdict(res: Response): Promise<string | null> {
   }
   for (const e of errorsIn(body)) {
     if (typeof e.data?.httpStatus === "number" && e.data.httpStatus >= 500) return `an item answered ${e.data.httpStatus}: ${String(e.message)}`;
-    // (data.stack is tRPC's development aid; production answers never carry it)
+    // data.stack is tRPC's development aid (vitest); the built app must never send one
+    if (production && e.data?.stack !== undefined) return `HTTP ${res.status}, an answer carries a stack: ${String(e.message)}`;
     if (LEAKS.test(String(e.message))) return `HTTP ${res.status}, a message shows internals: ${String(e.message).slice(0, 300)}`;
   }
   return null;

@@ -1,10 +1,12 @@
 import { TRPCError } from "@trpc/server";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { describeEachDriver } from "../../test/db";
+import { createApp } from "../app";
+import { describeEachDriver, openTestDatabase, testEnv } from "../../test/db";
 import { describeError, errorKind, NotFoundError, RateLimitedError } from "../errors";
 import { ModelError } from "../models/types";
 import { toHttpError, toTRPCError } from "./errors";
+import { handleTrpc } from "./http";
 
 /*
  * The built app bundles server code twice, so an error may come from another copy of our
@@ -69,6 +71,21 @@ describe("unexpected errors", () => {
     const line = String(log.mock.calls[0]?.[0]);
     expect(line).toContain("tRPC runs.remember.list failed: TypeError: x is undefined");
     expect(line).toMatch(/\n\s+at /);
+  });
+});
+
+describe("a failure before any procedure (the database gone while the caller is looked up)", () => {
+  it("is answered 500 'internal error', not with its message, and logged once", async () => {
+    const key = "gb_errors_test_key_0000000000000000";
+    const app = await createApp({ env: testEnv({ GB_BOOTSTRAP_API_KEY: key }), database: await openTestDatabase("pglite"), worker: false });
+    await app.close();
+    const log = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const res = await handleTrpc(new Request("http://localhost/api/trpc/datasets.list", { headers: { authorization: `Bearer ${key}` } }), app);
+    expect(res.status).toBe(500);
+    const body = (await res.json()) as { error: { json: { message: string } } };
+    expect(body.error.json.message).toBe("internal error");
+    expect(log).toHaveBeenCalledTimes(1);
+    expect(String(log.mock.calls[0]?.[0])).toMatch(/^tRPC datasets.list failed: /);
   });
 });
 

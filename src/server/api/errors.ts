@@ -39,6 +39,9 @@ function isAuthError(e: unknown): e is APIError {
   return e instanceof APIError || (e instanceof Error && e.name === "APIError" && "status" in e);
 }
 
+/** What a client is told of an unexpected failure. */
+export const INTERNAL_MESSAGE = "internal error";
+
 /** The one place domain errors become answers. Unknown errors never leak their message. */
 export function toTRPCError(error: TRPCError, path: string): TRPCError {
   const cause = error.cause;
@@ -51,7 +54,7 @@ export function toTRPCError(error: TRPCError, path: string): TRPCError {
   }
   if (error.code === "INTERNAL_SERVER_ERROR") {
     logError(`tRPC ${path} failed`, cause ?? error);
-    return new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "internal error" });
+    return new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: INTERNAL_MESSAGE });
   }
   return error;
 }
@@ -64,5 +67,5 @@ export function toHttpError(e: unknown): { status: number; message: string; retr
     return typeof retryAfterMs === "number" ? { status: answer.status, message: answer.message, retryAfterMs } : { status: answer.status, message: answer.message };
   }
   logError("REST route failed", e);
-  return { status: 500, message: "internal error" };
+  return { status: 500, message: INTERNAL_MESSAGE };
 }

@@ -2,7 +2,8 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { App } from "../app";
 import { callerFromRequest } from "../auth/request";
 import { MAX_BATCH_CALLS } from "../../lib/limits";
-import { isRateLimited } from "../errors";
+import { isRateLimited, logError } from "../errors";
+import { INTERNAL_MESSAGE } from "./errors";
 import { appRouter } from "./root";
 import { createInnerContext } from "./trpc";
 
@@ -16,6 +17,11 @@ export function handleTrpc(req: Request, app: App): Promise<Response> {
     router: appRouter,
     maxBatchSize: MAX_BATCH_CALLS,
     createContext: async () => createInnerContext({ app, caller: await callerFromRequest(app, req.headers) }),
+    onError({ error, path }) {
+      // toTRPCError logged the failures of procedures (and said INTERNAL_MESSAGE); this is one
+      // that came before them, e.g. the database failing while the caller is looked up
+      if (error.code === "INTERNAL_SERVER_ERROR" && error.message !== INTERNAL_MESSAGE) logError(`tRPC ${path ?? "(request)"} failed`, error.cause ?? error);
+    },
     responseMeta({ errors }) {
       // TOO_MANY_REQUESTS also says when to come back, in the standard header
       const wait = errors.map((e) => (isRateLimited(e.cause) ? e.cause.retryAfterMs : 0)).reduce((a, b) => Math.max(a, b), 0);

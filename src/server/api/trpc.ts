@@ -7,7 +7,7 @@ import type { App } from "../app";
 import type { Caller } from "../auth/caller";
 import type { Db } from "../db/client";
 import { errorKind, ForbiddenError, isRateLimited, UnauthorizedError } from "../errors";
-import { toTRPCError } from "./errors";
+import { INTERNAL_MESSAGE, toTRPCError } from "./errors";
 
 /**
  * The inner context is what tests build and pass to createCaller; the outer one (http.ts) adds
@@ -53,7 +53,9 @@ const t = initTRPC.context<Context>().create({
       // A readable first problem instead of the zod issue list as JSON.
       message: zod
         ? zod.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")
-        : error.message === "Batch call exceeds maximum size"
+        : error.code === "INTERNAL_SERVER_ERROR"
+          ? INTERNAL_MESSAGE // also a failure before any middleware (createContext), never mapped by toTRPCError
+          : error.message === "Batch call exceeds maximum size"
           ? `a batch may hold at most ${MAX_BATCH_CALLS} calls`
           : (unreadableInput(error) ?? shape.message),
       data: {
