@@ -35,7 +35,7 @@ function answerOf(e: unknown): { code: TRPC_ERROR_CODE_KEY; status: number; mess
 }
 
 /** better-auth's APIError, also from another bundled copy of it (where instanceof fails). */
-function isAuthError(e: unknown): e is APIError {
+export function isAuthError(e: unknown): e is APIError {
   return e instanceof APIError || (e instanceof Error && e.name === "APIError" && "status" in e);
 }
 
