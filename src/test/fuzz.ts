@@ -332,7 +332,8 @@ export async function verdict(res: Response, production = false): Promise<string
   try {
     body = JSON.parse(text);
   } catch {
-    return `HTTP ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`;
+    // Node's own refusals come before the app (431: a URL or headers too large), with no JSON
+    return LEAKS.test(text) ? `HTTP ${res.status}, a body that is not JSON shows internals: ${text.slice(0, 200)}` : null;
   }
   for (const e of errorsIn(body)) {
     if (typeof e.data?.httpStatus === "number" && e.data.httpStatus >= 500) return `an item answered ${e.data.httpStatus}: ${String(e.message)}`;
