@@ -10,11 +10,12 @@ import { type ChatRequestBody, type ChatValue, startFakeOpenAI } from "../src/te
  *                    again and succeeds on its second attempt
  *   [fail-classify]  classify_complexity gets a 400: the run succeeds with a failed advisory stage
  *   [slow]           every model call of that text waits 1 s
+ *   [fail-answer]    a question with it gets a 500 when the answer is asked (query.ask: BAD_GATEWAY)
  * Otherwise it answers like a small model: the builtin extractor's graph, the first sentence as
  * the summary, nothing to merge, and an answer that cites the first context item.
  */
 
-const MARKERS = /\[(fail-extract|flaky-extract|fail-classify|slow)\]/g;
+const MARKERS = /\[(fail-extract|flaky-extract|fail-classify|slow|fail-answer)\]/g;
 /** texts whose [flaky-extract] already failed once */
 const flaked = new Set<string>();
 
@@ -46,6 +47,7 @@ function answer(body: ChatRequestBody): ChatValue {
     case "resolution":
       return { content: { entities: [], facts: [] } };
     case "answer": {
+      if (text.includes("[fail-answer]")) return { status: 500, body: { error: { message: "answer model crashed (fake)", type: "server_error" } } };
       const first = /\[1\] (.*)/.exec(clean)?.[1];
       return { content: first ? { answer: `${first} [1]`, cited: [1] } : { answer: "I don't know.", cited: [] } };
     }

@@ -15,5 +15,7 @@ export const ports = {
   startup: [E2E_BASE + 11, E2E_BASE + 12, E2E_BASE + 13, E2E_BASE + 14],
   durability: E2E_BASE + 20,
   hardening: [E2E_BASE + 31, E2E_BASE + 32, E2E_BASE + 33],
+  /** auth on, low rate limit, openai models on the fake: errors.spec.ts */
+  errors: E2E_BASE + 30,
   fakeModel: E2E_BASE + 98,
 } as const;

@@ -1,5 +1,6 @@
 import { createTRPCClient, httpBatchStreamLink } from "@trpc/client";
 import superjson from "superjson";
+import { MAX_BATCH_CALLS } from "../lib/limits";
 import type { AppRouter } from "../server/api/root";
 
 export type { AppRouter } from "../server/api/root";
@@ -28,6 +29,7 @@ export function createClient(options: ClientOptions) {
       httpBatchStreamLink({
         url: `${base}/api/trpc`,
         transformer: superjson,
+        maxItems: MAX_BATCH_CALLS,
         fetch: options.fetch,
         headers: () => (options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
       }),

@@ -13,12 +13,51 @@ export function errorText(e: unknown): string {
 }
 
 /**
+ * Our errors are recognised by a brand, never by `instanceof`: the built app bundles server code
+ * twice (the instrumentation hook that makes the App, and the route handlers), so an error thrown
+ * by one copy's class is not an instance of the other copy's. `Symbol.for` is one registry per
+ * process, so the brand is the same in every copy. The remember queue's outcomes
+ * (remember/manager/outcome.ts) are branded the same way.
+ */
+export const ERROR_BRAND: unique symbol = Symbol.for("gligabao.error");
+
+/** What an error is; mapping code (api/errors.ts) decides by this alone. */
+export type ErrorKind =
+  | "not_found"
+  | "conflict"
+  | "validation"
+  | "payload_too_large"
+  | "unauthorized"
+  | "forbidden"
+  | "rate_limited"
+  /** a model server failed or answered nonsense (models/types.ts) */
+  | "model"
+  /** the remember queue's: this process lost the run, or is stopping (never reach a client) */
+  | "lease_lost"
+  | "shutdown";
+
+/** The brand of `e`, from any copy of our classes; null for anything else. */
+export function errorKind(e: unknown): ErrorKind | null {
+  if (typeof e !== "object" || e === null) return null;
+  const kind = (e as { [ERROR_BRAND]?: unknown })[ERROR_BRAND];
+  return typeof kind === "string" ? (kind as ErrorKind) : null;
+}
+
+const DOMAIN_KINDS = new Set<ErrorKind>(["not_found", "conflict", "validation", "payload_too_large", "unauthorized", "forbidden", "rate_limited"]);
+
+/**
  * The domain errors verbs throw. One adapter (api/errors.ts) maps them to tRPC and REST answers;
  * anything else is an internal error whose message never reaches a client.
  */
-export class DomainError extends Error {}
+export abstract class DomainError extends Error {
+  abstract readonly [ERROR_BRAND]: ErrorKind;
+}
+
+export const isDomainError = (e: unknown): e is DomainError => DOMAIN_KINDS.has(errorKind(e) as ErrorKind);
+export const isRateLimited = (e: unknown): e is RateLimitedError => errorKind(e) === "rate_limited";
 
 export class NotFoundError extends DomainError {
+  readonly [ERROR_BRAND] = "not_found";
   constructor(what: string, key: string) {
     super(`${what} not found: ${key}`);
     this.name = "NotFoundError";
@@ -26,6 +65,7 @@ export class NotFoundError extends DomainError {
 }
 
 export class ConflictError extends DomainError {
+  readonly [ERROR_BRAND] = "conflict";
   constructor(message: string) {
     super(message);
     this.name = "ConflictError";
@@ -34,6 +74,7 @@ export class ConflictError extends DomainError {
 
 /** Input that passed the schema but is still wrong; `field` names the input field. */
 export class ValidationError extends DomainError {
+  readonly [ERROR_BRAND] = "validation";
   constructor(
     readonly field: string,
     message: string,
@@ -44,6 +85,7 @@ export class ValidationError extends DomainError {
 }
 
 export class PayloadTooLargeError extends DomainError {
+  readonly [ERROR_BRAND] = "payload_too_large";
   constructor(
     readonly field: string,
     message: string,
@@ -55,6 +97,7 @@ export class PayloadTooLargeError extends DomainError {
 
 /** No credentials, or credentials that are not (or no longer) valid. */
 export class UnauthorizedError extends DomainError {
+  readonly [ERROR_BRAND] = "unauthorized";
   constructor(message = "sign in or send an API key (Authorization: Bearer …)") {
     super(message);
     this.name = "UnauthorizedError";
@@ -63,6 +106,7 @@ export class UnauthorizedError extends DomainError {
 
 /** Known caller, not allowed: a viewer writing, a member managing keys. */
 export class ForbiddenError extends DomainError {
+  readonly [ERROR_BRAND] = "forbidden";
   constructor(message: string) {
     super(message);
     this.name = "ForbiddenError";
@@ -70,6 +114,7 @@ export class ForbiddenError extends DomainError {
 }
 
 export class RateLimitedError extends DomainError {
+  readonly [ERROR_BRAND] = "rate_limited";
   constructor(
     readonly retryAfterMs: number,
     what: string,
@@ -77,4 +122,40 @@ export class RateLimitedError extends DomainError {
     super(`rate limit for ${what} reached; retry in ${Math.ceil(retryAfterMs / 1000)} s`);
     this.name = "RateLimitedError";
   }
+}
+
+/** The SQL of a drizzle "Failed query:" error, without the parameters its message carries. */
+function queryText(e: Error): string | null {
+  if (!e.message.startsWith("Failed query:")) return null;
+  const q = (e as { query?: unknown }).query;
+  if (typeof q === "string") return q;
+  const text = e.message.slice("Failed query:".length);
+  const params = text.lastIndexOf("\nparams:");
+  return (params >= 0 ? text.slice(0, params) : text).trim();
+}
+
+/**
+ * An error as a log may show it: its name and errorText (a database error's own words, never the
+ * parameters of the query that failed, which hold users' texts), the SQLSTATE, the SQL text, its
+ * causes the same way, and the stack frames (not the stack's first line, which repeats the message).
+ */
+export function describeError(e: unknown): string {
+  if (!(e instanceof Error)) return String(e).slice(0, MAX_ERROR);
+  const lines = [`${e.name}: ${errorText(e)}`];
+  let depth = 0;
+  for (let err: unknown = e; err instanceof Error && depth < 5; err = err.cause, depth++) {
+    const sqlText = queryText(err);
+    if (sqlText) lines.push(`  query: ${sqlText.slice(0, MAX_ERROR)}`);
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === "string") lines.push(`  code: ${code}`);
+    // a cause says something of its own (errorText already shows a database error under its query)
+    if (depth > 0 && !sqlText && errorText(err) !== errorText(e)) lines.push(`  cause: ${err.name}: ${errorText(err)}`);
+  }
+  const frames = (e.stack ?? "").split("\n").filter((l) => /^\s+at /.test(l));
+  return [...lines, ...frames].join("\n");
+}
+
+/** Logs an unexpected failure once, with its stack and without query parameters (describeError). */
+export function logError(context: string, e?: unknown): void {
+  console.error(e === undefined ? context : `${context}: ${describeError(e)}`);
 }

@@ -5,6 +5,7 @@ import { createTRPCClient, httpBatchStreamLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { type ReactNode, useState } from "react";
 import superjson from "superjson";
+import { MAX_BATCH_CALLS } from "@/lib/limits";
 import type { AppRouter } from "@/server/api/root";
 import { shouldRetry } from "./errors";
 
@@ -16,7 +17,7 @@ export function Providers({ children }: { children: ReactNode }) {
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
       // Stream batching: a slow call never holds up the fast ones batched with it.
-      links: [httpBatchStreamLink({ url: "/api/trpc", transformer: superjson })],
+      links: [httpBatchStreamLink({ url: "/api/trpc", transformer: superjson, maxItems: MAX_BATCH_CALLS })],
     }),
   );
   return (

@@ -1,6 +1,9 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { App } from "../app";
 import { callerFromRequest } from "../auth/request";
+import { MAX_BATCH_CALLS } from "../../lib/limits";
+import { isRateLimited, logError } from "../errors";
+import { INTERNAL_MESSAGE } from "./errors";
 import { appRouter } from "./root";
 import { createInnerContext } from "./trpc";
 
@@ -34,11 +37,17 @@ export function handleTrpc(req: Request, app: App): Promise<Response> {
     endpoint: TRPC_ENDPOINT,
     req,
     router: appRouter,
+    maxBatchSize: MAX_BATCH_CALLS,
     createContext: async () =>
       createInnerContext({ app, caller: await callerFromRequest(app, req.headers), crossSite: isCrossSite(req.headers, app.env.GB_PUBLIC_URL) }),
+    onError({ error, path }) {
+      // toTRPCError logged the failures of procedures (and said INTERNAL_MESSAGE); this is one
+      // that came before them, e.g. the database failing while the caller is looked up
+      if (error.code === "INTERNAL_SERVER_ERROR" && error.message !== INTERNAL_MESSAGE) logError(`tRPC ${path ?? "(request)"} failed`, error.cause ?? error);
+    },
     responseMeta({ errors }) {
       // TOO_MANY_REQUESTS also says when to come back, in the standard header
-      const wait = errors.map((e) => (e.cause && "retryAfterMs" in e.cause ? Number(e.cause.retryAfterMs) : 0)).reduce((a, b) => Math.max(a, b), 0);
+      const wait = errors.map((e) => (isRateLimited(e.cause) ? e.cause.retryAfterMs : 0)).reduce((a, b) => Math.max(a, b), 0);
       return wait > 0 ? { headers: new Headers({ "retry-after": String(Math.ceil(wait / 1000)) }) } : {};
     },
   });

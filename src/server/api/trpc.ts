@@ -1,12 +1,13 @@
 import { initTRPC, type TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError, z } from "zod";
+import { MAX_BATCH_CALLS } from "../../lib/limits";
 import { type Role, roleAtLeast } from "../../lib/roles";
 import type { App } from "../app";
 import type { Caller } from "../auth/caller";
 import type { Db } from "../db/client";
-import { ForbiddenError, RateLimitedError, UnauthorizedError } from "../errors";
-import { toTRPCError } from "./errors";
+import { errorKind, ForbiddenError, isRateLimited, UnauthorizedError } from "../errors";
+import { INTERNAL_MESSAGE, isAuthError, toTRPCError } from "./errors";
 
 /**
  * The inner context is what tests build and pass to createCaller; the outer one (http.ts) adds
@@ -32,22 +33,43 @@ function fieldOf(error: TRPCError): string | null {
   return null;
 }
 
+/**
+ * The message of a request tRPC could not read. tRPC answers BAD_REQUEST with the parser's own
+ * words ("Maximum call stack size exceeded" for JSON nested too deeply, superjson's TypeErrors
+ * for a forged `meta`), which say nothing useful and show our internals: say what was wrong.
+ * Such an error's cause is a bare Error: not zod's, not ours (branded), not better-auth's.
+ */
+function unreadableInput(error: TRPCError): string | null {
+  const cause = error.cause;
+  if (error.code !== "BAD_REQUEST" || !(cause instanceof Error) || cause instanceof ZodError || errorKind(cause) || isAuthError(cause)) return null;
+  if (cause instanceof SyntaxError) return "input: is not valid JSON";
+  if (cause instanceof RangeError) return "input: is nested too deeply";
+  return "input: is not a superjson envelope ({ json, meta? }) this API can read";
+}
+
+/** What a client is told. */
+function messageOf(error: TRPCError, zod: ZodError | null, fallback: string): string {
+  // a readable first problem instead of the zod issue list as JSON
+  if (zod) return zod.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
+  // also a failure before any middleware (createContext), which toTRPCError never saw
+  if (error.code === "INTERNAL_SERVER_ERROR") return INTERNAL_MESSAGE;
+  if (error.message === "Batch call exceeds maximum size") return `a batch may hold at most ${MAX_BATCH_CALLS} calls`;
+  return unreadableInput(error) ?? fallback;
+}
+
 const t = initTRPC.context<Context>().create({
   transformer: superjson,
   errorFormatter({ shape, error }) {
     const zod = error.cause instanceof ZodError ? error.cause : null;
     return {
       ...shape,
-      // A readable first problem instead of the zod issue list as JSON.
-      message: zod
-        ? zod.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")
-        : shape.message,
+      message: messageOf(error, zod, shape.message),
       data: {
         ...shape.data,
         field: fieldOf(error),
         zodError: zod ? z.flattenError(zod) : null,
         /** TOO_MANY_REQUESTS: when to try again */
-        retryAfterMs: error.cause instanceof RateLimitedError ? error.cause.retryAfterMs : null,
+        retryAfterMs: isRateLimited(error.cause) ? error.cause.retryAfterMs : null,
       },
     };
   },

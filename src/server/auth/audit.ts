@@ -48,8 +48,7 @@ export interface AuditPage {
  * team's members, sign-ins or unrestricted keys.
  */
 export async function listAudit({ db, scope, cursor, limit }: { db: Db; scope: Scope; cursor?: string; limit: number }): Promise<AuditPage> {
-  const key = cursor ? decodeCursor(cursor) : null;
-  const after = key ? ([new Date(key[0]), key[1]] as const) : null;
+  const after = cursor ? decodeCursor(cursor, ["timestamp", "uuid"]) : null;
   const rows = await db
     .select()
     .from(auditLog)

@@ -3,7 +3,7 @@ import { and, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { type Role, roleAtLeast } from "../../lib/roles";
 import type { Db } from "../db/client";
 import { apiKeys, datasets, DEFAULT_TEAM_ID } from "../db/schema";
-import { ForbiddenError, NotFoundError } from "../errors";
+import { ForbiddenError, logError, NotFoundError } from "../errors";
 import { actorOf, recordAudit } from "./audit";
 import { type Caller, uuidArray } from "./caller";
 import type { CreateKeyInput } from "./schemas";
@@ -166,7 +166,7 @@ export async function callerForKey(db: Db, secret: string): Promise<Caller | nul
     db.update(apiKeys)
       .set({ lastUsedAt: new Date(now) })
       .where(eq(apiKeys.id, row.id))
-      .catch((e: unknown) => console.error("could not record a key's last use", e));
+      .catch((e: unknown) => logError("could not record a key's last use", e));
   }
   return { kind: "key", id: row.id, label: `${row.name} (${row.prefix}…)`, teamId: row.teamId, role: row.role, datasetIds: row.datasetIds };
 }

@@ -11,7 +11,12 @@ export const TEAM_COOKIE = "gb_team";
 function cookie(headers: Headers, name: string): string | null {
   for (const part of (headers.get("cookie") ?? "").split(";")) {
     const [k, ...v] = part.trim().split("=");
-    if (k === name) return decodeURIComponent(v.join("="));
+    if (k !== name) continue;
+    try {
+      return decodeURIComponent(v.join("="));
+    } catch {
+      return null; // a malformed escape (%E0%A4%A) names no team
+    }
   }
   return null;
 }

@@ -37,7 +37,7 @@ export interface DatasetPage {
 
 /** datasets.list: the caller's datasets by name, a page at a time, paged by (name, id). */
 export async function listDatasets({ db, scope, input }: { db: Db; scope: Scope; input: ListDatasetsInput }): Promise<DatasetPage> {
-  const after = input.cursor ? decodeCursor(input.cursor) : null;
+  const after = input.cursor ? decodeCursor(input.cursor, ["text", "uuid"]) : null;
   const rows = await db
     .select()
     .from(datasets)

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { text } from "../input";
 
 /** A dataset name: a lowercase slug, so it can sit in URLs and keys unescaped. */
 export const DatasetName = z
@@ -26,7 +27,7 @@ export const DeleteDatasetInput = z
   .object({
     name: DatasetName,
     /** the name again: deleting a dataset deletes all of its memory and run logs */
-    confirm: z.string(),
+    confirm: text(),
   })
   .strict()
   .refine((v) => v.confirm === v.name, { path: ["confirm"], message: "must repeat the dataset's name" });

@@ -26,7 +26,7 @@ const entityView = {
 /** graph.entities: a dataset's entities by name, optionally those whose name or alias matches. */
 export async function listEntities({ db, scope, input }: { db: Db; scope: Scope; input: EntitiesInput }): Promise<{ items: EntityView[]; nextCursor: string | null }> {
   const ds = await resolveDataset(db, input.dataset, scope);
-  const after = input.cursor ? decodeCursor(input.cursor) : null; // [name, id] of the last row
+  const after = input.cursor ? decodeCursor(input.cursor, ["text", "uuid"]) : null; // [name, id] of the last row
   const search = input.search ? `%${nameKey(input.search).replace(/[%_]/g, "")}%` : null;
   const rows = await db
     .select(entityView)

@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { text } from "../input";
 import { DatasetName } from "../datasets/schemas";
 
 export const EntitiesInput = z.object({
   dataset: DatasetName,
   /** part of a name or alias */
-  search: z.string().trim().min(1).max(200).optional(),
-  cursor: z.string().max(400).optional(),
+  search: text().trim().min(1).max(200).optional(),
+  cursor: text().max(400).optional(),
   limit: z.number().int().min(1).max(200).default(50),
 });
 export type EntitiesInput = z.infer<typeof EntitiesInput>;

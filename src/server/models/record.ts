@@ -20,7 +20,8 @@ import type {
   Task,
   ToolDef,
 } from "./types";
-import { ModelError } from "./types";
+import { logError } from "../errors";
+import { isModelError } from "./types";
 
 /**
  * What stages call: the provider's tasks, each recorded as a gb_inferences row and filed, through
@@ -56,7 +57,7 @@ export interface RecordTarget {
 }
 
 export function recordedModels(provider: ModelProvider, target: RecordTarget): Models {
-  const log = target.log ?? ((message, error) => console.error(message, error));
+  const log = target.log ?? logError;
 
   async function save(row: Omit<typeof inferences.$inferInsert, "id" | "datasetId" | "createdAt">) {
     const scope = currentInferenceScope();
@@ -102,7 +103,7 @@ export function recordedModels(provider: ModelProvider, target: RecordTarget): M
       });
       return r.value;
     } catch (e) {
-      const details = e instanceof ModelError ? e.details : undefined;
+      const details = isModelError(e) ? e.details : undefined;
       await save({
         provider: provider.name,
         task,

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { text } from "../input";
+import { ERROR_BRAND, errorKind } from "../errors";
 
 /**
  * The model interface every stage calls. One method per task rather than a free-form prompt:
@@ -12,7 +14,7 @@ export type ReasoningEffort = z.infer<typeof ReasoningEffort>;
 
 /** Per-call model choice: from defaults, then env, then the request (later wins). */
 export const CallOptions = z.object({
-  model: z.string().min(1).max(200).optional(),
+  model: text().min(1).max(200).optional(),
   reasoning: ReasoningEffort.optional(),
 });
 export type CallOptions = z.infer<typeof CallOptions>;
@@ -199,6 +201,8 @@ export interface ModelProvider {
  * limit), so the remember queue tries the run again later instead of failing it.
  */
 export class ModelError extends Error {
+  /** recognised by isModelError, also from the other bundled copy of this class (errors.ts) */
+  readonly [ERROR_BRAND] = "model";
   readonly transient: boolean;
   constructor(
     message: string,
@@ -209,6 +213,8 @@ export class ModelError extends Error {
     this.transient = details.transient ?? false;
   }
 }
+
+export const isModelError = (e: unknown): e is ModelError => errorKind(e) === "model";
 
 /** What a call may carry besides its options: a signal that aborts it (a run being stopped). */
 export interface CallControl {

@@ -1,6 +1,7 @@
 import type { App } from "../app";
 import { actorId, type Caller } from "../auth/caller";
 import { resolveDataset } from "../datasets/datasets";
+import { logError } from "../errors";
 import { resolveStageOptions } from "../models/factory";
 import { recordedModels } from "../models/record";
 import { run } from "../pipeline";
@@ -31,7 +32,7 @@ export async function ask({ app, caller, input }: { app: App; caller: Caller; in
   );
   let error: Error | null = null;
   try {
-    await run(queryPipeline, job, log);
+    await run(queryPipeline, job, log, { log: logError });
   } catch (e) {
     error = e instanceof Error ? e : new Error(String(e));
   }

@@ -1,4 +1,5 @@
 import type { Db } from "../db/client";
+import { logError } from "../errors";
 import type { Models } from "../models/record";
 import { Stop } from "../pipeline";
 import { keepOutput } from "../runs/outputs";
@@ -43,7 +44,7 @@ export class QueryJob {
   private keep(stage: string, output: unknown): void {
     this.writes.push(
       keepOutput(this.ctx.db, "query", this.ctx, stage, 0, output).catch((e: unknown) =>
-        console.error(`query run ${this.ctx.runId}: the ${stage} receipt could not be kept`, e),
+        logError(`query run ${this.ctx.runId}: the ${stage} receipt could not be kept`, e),
       ),
     );
   }

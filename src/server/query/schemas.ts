@@ -1,17 +1,18 @@
 import { z } from "zod";
+import { Instant, text } from "../input";
 import { QueryStages } from "../../lib/stages";
 import { DatasetName } from "../datasets/schemas";
 import { CallOptions } from "../models/types";
-import { Instant, SubjectUserId } from "../remember/schemas";
+import { SubjectUserId } from "../remember/schemas";
 
 const stageNames = QueryStages.map((s) => s.name) as [string, ...string[]];
 
 export const AskInput = z
   .object({
     dataset: DatasetName,
-    question: z.string().refine((q) => q.trim().length > 0, "must not be empty").pipe(z.string().max(4000)),
+    question: text().max(4000).refine((q) => q.trim().length > 0, "must not be empty"),
     /** a chat session whose short-term memory joins the context (once short-term memory lands) */
-    session: z.string().min(1).max(500).optional(),
+    session: text().min(1).max(500).optional(),
     /** the person asking, as the app names them; kept in the run's params so subjects.purge can find the run */
     userId: SubjectUserId.optional(),
     /** answer from the facts that held at this time, instead of the current ones */

@@ -1,3 +1,4 @@
+import { logError } from "../errors";
 import { resolveStageOptions } from "../models/factory";
 import { recordedModels } from "../models/record";
 import { run } from "../pipeline";
@@ -53,7 +54,7 @@ export async function executeRememberRun(app: App, claimed: ClaimedRun, signal: 
       params,
     );
     await job.resume();
-    await run(rememberPipeline, job, log, { signal });
+    await run(rememberPipeline, job, log, { signal, log: logError });
   } catch (e) {
     // the stages as they ended reach the row before the manager ends the attempt
     await log.settle();

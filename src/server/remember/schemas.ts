@@ -1,24 +1,22 @@
 import { z } from "zod";
+import { Instant, text } from "../input";
 import { RememberStages } from "../../lib/stages";
 import { DatasetName } from "../datasets/schemas";
 import { CallOptions } from "../models/types";
 
 const stageNames = RememberStages.map((s) => s.name) as [string, ...string[]];
 
-/** A point in time: a Date (superjson clients), an ISO date-time with offset, or an ISO date. */
-export const Instant = z.union([z.date(), z.iso.datetime({ offset: true }), z.iso.date()]).transform((v) => new Date(v));
-
 export const Source = z
   .object({
-    kind: z.string().min(1).max(100).optional(),
-    id: z.string().min(1).max(500).optional(),
-    url: z.url().max(2000).optional(),
-    speaker: z.string().min(1).max(200).optional(),
+    kind: text().min(1).max(100).optional(),
+    id: text().min(1).max(500).optional(),
+    url: text(z.url().max(2000)).optional(),
+    speaker: text().min(1).max(200).optional(),
   })
   .strict();
 
 /** The app's own name for a person (remember's and query's `userId`). */
-export const SubjectUserId = z.string().min(1).max(200);
+export const SubjectUserId = text().min(1).max(200);
 
 export const RememberOptions = z
   .object({
@@ -32,12 +30,12 @@ export const RememberOptions = z
 export const RememberInput = z
   .object({
     dataset: DatasetName,
-    text: z.string().refine((t) => t.trim().length > 0, "must not be empty"),
+    text: text().refine((t) => t.trim().length > 0, "must not be empty"),
     source: Source.optional(),
     /** the person the text belongs to, as the app names them (mem0's user_id); subjects.purge finds their data by it */
     userId: SubjectUserId.optional(),
     /** the series the text belongs to (a chat session, a feed …) */
-    series: z.string().min(1).max(200).optional(),
+    series: text().min(1).max(200).optional(),
     /** when what the text says happened; relative dates in it are read against this */
     occurredAt: Instant.optional(),
     options: RememberOptions.optional(),
@@ -46,8 +44,7 @@ export const RememberInput = z
      * same dataset again returns the same run, whatever its state, and stores nothing twice. A
      * client that retries after a lost answer sends the key it sent the first time.
      */
-    idempotencyKey: z
-      .string()
+    idempotencyKey: text()
       .min(1)
       .max(200)
       .regex(/^[^\p{Cc}\p{Cs}]+$/u, "must not contain control characters")

@@ -5,7 +5,6 @@ import { anyStageFailed } from "../db/schema/run-logs";
 import type { Scope } from "../auth/caller";
 import { resolveDataset } from "../datasets/datasets";
 import { decodeCursor, encodeCursor } from "../cursor";
-import { ValidationError } from "../errors";
 import type { ListRunsInput } from "./schemas";
 import { type RunSummary, summarize } from "./shape";
 import { runLogs } from "./tables";
@@ -17,14 +16,6 @@ export interface RunList {
   counts: Record<RunStatus, number>;
 }
 
-/** The cursor is the (created_at, id) of the last run of a page, newest first. */
-function decodeRunCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at, id] = decodeCursor(cursor);
-  const createdAt = new Date(at);
-  if (Number.isNaN(createdAt.getTime())) throw new ValidationError("cursor", "is not a cursor this API returned");
-  return { createdAt, id };
-}
-
 export async function listRuns({ db, scope, kind, input }: { db: Db; scope: Scope; kind: RunKind; input: ListRunsInput }): Promise<RunList> {
   const { table, stages } = runLogs[kind];
   const dataset = await resolveDataset(db, input.dataset, scope);
@@ -34,8 +25,9 @@ export async function listRuns({ db, scope, kind, input }: { db: Db; scope: Scop
   const page: SQL[] = [...base];
   if (input.status) page.push(eq(table.status, input.status));
   if (input.cursor) {
-    const c = decodeRunCursor(input.cursor);
-    page.push(sql`(${table.createdAt}, ${table.id}) < (${c.createdAt.toISOString()}::timestamptz, ${c.id}::uuid)`);
+    // the (created_at, id) of the last run of a page, newest first
+    const [createdAt, id] = decodeCursor(input.cursor, ["timestamp", "uuid"]);
+    page.push(sql`(${table.createdAt}, ${table.id}) < (${createdAt.toISOString()}::timestamptz, ${id}::uuid)`);
   }
 
   // The list leaves out params: a remember's can be a whole document.

@@ -3,7 +3,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Observer } from "../pipeline";
 import type { RunKind, RunStatus, StageStatus } from "../../lib/stages";
 import type { Db } from "../db/client";
-import { errorText } from "../errors";
+import { errorText, logError } from "../errors";
 import { rememberRuns } from "../db/schema";
 import { runLogs } from "./tables";
 
@@ -43,7 +43,7 @@ interface StageState {
 }
 
 type Log = (message: string, error: unknown) => void;
-const defaultLog: Log = (message, error) => console.error(message, error);
+const defaultLog: Log = logError;
 
 /** A run log that does nothing (a call made without one). */
 export const nullRunLog: RunLog = {

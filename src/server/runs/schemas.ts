@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { text } from "../input";
 import { RunStatuses } from "../../lib/stages";
 import { DatasetName } from "../datasets/schemas";
 
@@ -7,7 +8,7 @@ export const ListRunsInput = z.object({
   status: z.enum(RunStatuses).optional(),
   /** only runs that succeeded with a failed (advisory) stage */
   flagged: z.boolean().optional(),
-  cursor: z.string().max(200).optional(),
+  cursor: text().max(200).optional(),
   limit: z.number().int().min(1).max(200).default(50),
 });
 export type ListRunsInput = z.infer<typeof ListRunsInput>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { text } from "../input";
 import { DatasetName } from "../datasets/schemas";
 
 export const PurgeInput = z
@@ -6,7 +7,7 @@ export const PurgeInput = z
     /** one dataset; omitted = every dataset the caller can see */
     dataset: DatasetName.optional(),
     /** the person, as remember's `userId` named them */
-    userId: z.string().min(1).max(200).optional(),
+    userId: text().min(1).max(200).optional(),
     /** or an entity of the graph: the person as the memory knows them */
     entityId: z.uuid().optional(),
   })

@@ -1,5 +1,5 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
-import { ModelError } from "../types";
+import { isModelError, ModelError } from "../types";
 
 /**
  * Statuses of a server that is busy or away rather than of a wrong request (the same the SDK
@@ -12,7 +12,7 @@ const TRANSIENT_STATUS = (status: number): boolean => status === 408 || status =
  * words an operator can act on: timed out, HTTP status, or server unreachable.
  */
 export function toModelError(err: unknown, model: string, request: unknown, timeoutMs: number): ModelError {
-  if (err instanceof ModelError) return err;
+  if (isModelError(err)) return err;
   const details = { model, request, cause: err };
   if (err instanceof APIConnectionTimeoutError) {
     return new ModelError(`request to model ${model} timed out (timeout ${timeoutMs} ms)`, { ...details, transient: true });

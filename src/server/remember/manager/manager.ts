@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { SessionLock } from "../../db/client";
-import { errorText } from "../../errors";
+import { errorText, logError } from "../../errors";
 import { LeaseLostError, ShutdownError, outcomeOf } from "./outcome";
 import { claimNext, type EndedRun, endAttempt, isFinal, readRun, renewLeases, requeueAbandoned } from "./queue";
 import {
@@ -35,7 +35,7 @@ const DEFAULT_POLL_MS = 500;
 /** after a shutdown's grace period, how long aborted runs get to unwind before they are handed back as they are */
 const ABORT_WAIT_MS = 3_000;
 
-const defaultLog = (message: string, error?: unknown) => console.error(message, error ?? "");
+const defaultLog = (message: string, error?: unknown) => logError(message, error);
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 /** A random positive 63-bit key for this manager's liveness lock. */

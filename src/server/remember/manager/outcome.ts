@@ -1,7 +1,9 @@
+import { ERROR_BRAND, errorKind } from "../../errors";
+
 /*
  * How an attempt of a remember run ended, read from what `execute` threw. Errors are recognised
- * by a property rather than `instanceof`: the built app bundles server code twice, and a class
- * from one bundle is not the class of the other.
+ * by their brand (errors.ts) rather than `instanceof`: the built app bundles server code twice,
+ * and a class from one bundle is not the class of the other.
  *
  *   lease_lost  this process no longer holds the run (another took it back): write nothing more
  *   shutdown    the process is stopping: the run goes back to the queue, no attempt counted
@@ -13,7 +15,7 @@ export type Outcome = "lease_lost" | "shutdown" | "transient" | "permanent";
 
 /** This process lost the run: its lease was taken back, or a fenced write found another attempt. */
 export class LeaseLostError extends Error {
-  readonly gbOutcome = "lease_lost";
+  readonly [ERROR_BRAND] = "lease_lost";
   constructor(message: string) {
     super(message);
     this.name = "LeaseLostError";
@@ -22,7 +24,7 @@ export class LeaseLostError extends Error {
 
 /** The reason a shutdown aborts the runs still in flight when its grace period ends. */
 export class ShutdownError extends Error {
-  readonly gbOutcome = "shutdown";
+  readonly [ERROR_BRAND] = "shutdown";
   constructor(message = "the process is shutting down: the run goes back to the queue") {
     super(message);
     this.name = "ShutdownError";
@@ -75,7 +77,7 @@ function* chain(e: unknown): Generator<unknown> {
 
 export function outcomeOf(e: unknown): Outcome {
   for (const err of chain(e)) {
-    const brand = field(err, "gbOutcome");
+    const brand = errorKind(err);
     if (brand === "lease_lost" || brand === "shutdown") return brand;
   }
   for (const err of chain(e)) {

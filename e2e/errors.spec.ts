@@ -1,0 +1,140 @@
+import { type APIRequestContext, type APIResponse, expect, test } from "@playwright/test";
+import fc from "fast-check";
+import { MAX_BATCH_CALLS } from "../src/lib/limits";
+import { BASE, describeCall, type Fixture, hostileCalls, makeFixture, samples, type Send, toRequest, verdict } from "../src/test/fuzz";
+import { ports } from "./ports";
+import { cleanUp, health, type Server, startServer, tempDir } from "./server";
+
+/*
+ * Error answers of the built app (`next build` + `next start`), where server code is bundled
+ * twice and an error class of one copy is not the other's (vitest cannot see that): 429 with
+ * Retry-After, 502 for a model failure, 404, 400, 409, 413; refused calls log no stack; then the
+ * fuzzer of src/test/fuzz.ts against this server. Its own server: auth on with an owner key, a
+ * query limit of 3 a minute, the openai provider against the loopback fake model server
+ * (e2e/fake-model-server.ts: a question with [fail-answer] gets a 500 from the "model").
+ */
+
+const KEY = "gb_e2e_errors_owner_key_000000000000";
+const port = ports.errors;
+const base = `http://127.0.0.1:${port}`;
+let server: Server;
+let fixture: Fixture;
+
+test.describe.configure({ mode: "serial" });
+
+/** Sends a fuzz-style Request (addressed to BASE) to this server. */
+const send: Send = async (req) => fetch(req.url.replace(BASE, base), { method: req.method, headers: req.headers, body: req.method === "POST" ? await req.text() : undefined });
+
+type ErrorJson = { message: string; data: { code: string; httpStatus: number; field: string | null; retryAfterMs: number | null; stack?: string } };
+
+async function errorOf(res: APIResponse): Promise<ErrorJson> {
+  const body = (await res.json()) as { error: { json: ErrorJson } };
+  return body.error.json;
+}
+
+const auth = { authorization: `Bearer ${KEY}` };
+const mutate = (request: APIRequestContext, path: string, input: unknown, headers: Record<string, string> = auth) =>
+  request.post(`${base}/api/trpc/${path}`, { data: { json: input }, headers, timeout: 60_000 });
+const query = (request: APIRequestContext, path: string, input: unknown) =>
+  request.get(`${base}/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`, { headers: auth });
+
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  server = startServer(port, tempDir("errors"), {
+    GB_AUTH: "on",
+    GB_BOOTSTRAP_API_KEY: KEY,
+    GB_RATE_LIMIT_QUERY: "3",
+    GB_MAX_TEXT_BYTES: "2000",
+    GB_MODELS: "openai",
+    OPENAI_API_KEY: "sk-e2e",
+    OPENAI_BASE_URL: `http://127.0.0.1:${ports.fakeModel}/v1`,
+    GB_MODEL_MAX_RETRIES: "0",
+  });
+  await health(port, 120_000);
+  fixture = await makeFixture(send, KEY, "errors");
+});
+
+test.afterAll(async () => {
+  await cleanUp();
+});
+
+test("404, 400, 409, 413 and 401 through the built app", async ({ request }) => {
+  const missing = await query(request, "graph.entity", { dataset: "no-such-dataset", id: "00000000-0000-4000-8000-000000000000" });
+  expect(missing.status()).toBe(404);
+  expect((await errorOf(missing)).data.code).toBe("NOT_FOUND");
+
+  const badName = await mutate(request, "datasets.create", { name: "Not A Slug" });
+  expect(badName.status()).toBe(400);
+  expect((await errorOf(badName)).data.field).toBe("name");
+
+  const nul = await mutate(request, "remember.submit", { dataset: fixture.dataset, text: "Ann\u0000 moved." });
+  expect(nul.status()).toBe(400);
+  expect((await errorOf(nul)).message).toMatch(/^text: must not contain NUL/);
+
+  const cursor = Buffer.from(JSON.stringify(["+275760-01-01T00:00:00.000Z", "y"])).toString("base64url");
+  const forged = await query(request, "runs.remember.list", { dataset: fixture.dataset, cursor });
+  expect(forged.status()).toBe(400);
+  expect((await errorOf(forged)).data.field).toBe("cursor");
+
+  const duplicate = await mutate(request, "datasets.create", { name: fixture.dataset });
+  expect(duplicate.status()).toBe(409);
+
+  const large = await mutate(request, "remember.submit", { dataset: fixture.dataset, text: "Ann moved to Oslo. ".repeat(200) });
+  expect(large.status()).toBe(413);
+
+  const nobody = await mutate(request, "datasets.create", { name: "nobody-made" }, {});
+  expect(nobody.status()).toBe(401);
+
+  const batch = await request.get(`${base}/api/trpc/${Array.from({ length: MAX_BATCH_CALLS + 1 }, () => "datasets.list").join(",")}?batch=1&input={}`, { headers: auth });
+  expect(batch.status()).toBe(400);
+  expect(JSON.stringify(await batch.json())).toContain(`a batch may hold at most ${MAX_BATCH_CALLS} calls`);
+});
+
+test("a model server that fails is 502 BAD_GATEWAY with the reason", async ({ request }) => {
+  const res = await mutate(request, "query.ask", { dataset: fixture.dataset, question: "[fail-answer] Where does Ann live?" });
+  expect(res.status()).toBe(502);
+  const error = await errorOf(res);
+  expect(error.data.code).toBe("BAD_GATEWAY");
+  expect(error.message).toContain("HTTP 500");
+});
+
+test("past the rate limit: 429 with Retry-After and data.retryAfterMs, batched too", async ({ request }) => {
+  const ask = () => mutate(request, "query.ask", { dataset: fixture.dataset, question: "Where does Ann live?" });
+  let res = await ask();
+  for (let i = 0; i < 5 && res.status() !== 429; i++) res = await ask();
+  expect(res.status()).toBe(429);
+  expect(Number(res.headers()["retry-after"])).toBeGreaterThan(0);
+  const error = await errorOf(res);
+  expect(error.data.code).toBe("TOO_MANY_REQUESTS");
+  expect(error.data.retryAfterMs).toBeGreaterThan(0);
+
+  const input = { json: { dataset: fixture.dataset, question: "Who is Bob?" } };
+  const batched = await request.post(`${base}/api/trpc/query.ask,query.ask?batch=1`, { data: { 0: input, 1: input }, headers: auth });
+  expect(batched.status()).toBe(429);
+  expect(Number(batched.headers()["retry-after"])).toBeGreaterThan(0);
+  const items = (await batched.json()) as { error: { json: ErrorJson } }[];
+  expect(items).toHaveLength(2);
+  for (const item of items) expect(item.error.json.data.retryAfterMs).toBeGreaterThan(0);
+});
+
+test("refused calls log no stack", () => {
+  // everything above was a 4xx or a 502: nothing of it is an unexpected failure
+  expect(server.stderr()).not.toMatch(/^\s+at /m);
+  expect(server.stderr()).not.toContain("tRPC ");
+});
+
+test("hostile input to the built app: no 5xx, no internals, no stacks", async () => {
+  test.setTimeout(180_000);
+  const sampleOf = samples(fixture);
+  let calls = 0;
+  await fc.assert(
+    fc.asyncProperty(hostileCalls(sampleOf), async (call) => {
+      calls++;
+      const problem = await verdict(await send(toRequest(call, KEY)), true);
+      if (problem) throw new Error(`${problem}\n  call: ${describeCall(call)}`);
+    }),
+    { seed: 20261201, numRuns: Number(process.env.FUZZ_RUNS ?? 200), endOnFailure: true },
+  );
+  console.log(`hostile input to the built app: ${calls} calls, none answered 5xx`);
+  expect(server.stderr()).not.toContain("tRPC ");
+});

@@ -1,0 +1,402 @@
+import fc from "fast-check";
+import { MAX_BATCH_CALLS } from "../lib/limits";
+import { appRouter } from "../server/api/root";
+
+/*
+ * Hostile input for every procedure of the router, over HTTP: the unit fuzz test sends it through
+ * handleTrpc on PGlite and Postgres, the e2e one to the built server. A call passes when its
+ * answer is not a 5xx and no error message in it shows our internals (SQL, stack frames, the
+ * parser's words). Procedures come from the router itself, so a new one is fuzzed at once; its
+ * valid input must be added to SAMPLES (the test fails until it is).
+ */
+
+export type Send = (req: Request) => Promise<Response>;
+
+export const BASE = "http://gligabao.test";
+
+export const PROCEDURES: { path: string; type: "query" | "mutation" }[] = Object.entries(
+  appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>,
+).map(([path, p]) => ({ path, type: p._def.type === "query" ? "query" : "mutation" }));
+
+/** What the samples point at, made over HTTP by makeFixture. */
+export interface Fixture {
+  dataset: string;
+  /** a dataset datasets.delete may delete */
+  doomed: string;
+  rememberRunId: string;
+  queryRunId: string;
+  inferenceId: string;
+  entityId: string;
+  keyId: string;
+  memberId: string;
+  runCursor: string;
+  entityCursor: string;
+  auditCursor: string;
+}
+
+/** A valid input for every procedure, with every optional field present (each is fuzzed). */
+export function samples(f: Fixture): Record<string, unknown> {
+  const run = { id: f.rememberRunId };
+  const qrun = { id: f.queryRunId };
+  const list = (cursor: string) => ({ dataset: f.dataset, status: "succeeded", flagged: false, cursor, limit: 1 });
+  return {
+    "system.health": undefined,
+    "account.me": undefined,
+    "teams.create": { name: "fuzz team" },
+    "teams.members": undefined,
+    "teams.addMember": { email: "fuzzed@example.com", name: "Fuzzed", password: "a long password", role: "viewer" },
+    "teams.setRole": { userId: f.memberId, role: "viewer" },
+    "teams.removeMember": { userId: "nobody-of-this-team" },
+    "keys.list": undefined,
+    "keys.create": { name: "fuzz key", role: "viewer", datasets: [f.dataset] },
+    "keys.revoke": { id: f.keyId },
+    "audit.list": { cursor: f.auditCursor, limit: 1, direction: "forward" },
+    "datasets.list": undefined,
+    "datasets.create": { name: "fuzz-made" },
+    "datasets.delete": { name: f.doomed, confirm: f.doomed },
+    "runs.remember.list": list(f.runCursor),
+    "runs.remember.counts": { dataset: f.dataset },
+    "runs.remember.get": run,
+    "runs.remember.outputs": { ...run, stage: "extract_graph" },
+    "runs.remember.timeline": run,
+    "runs.remember.changes": run,
+    "runs.query.list": list(f.runCursor),
+    "runs.query.counts": { dataset: f.dataset },
+    "runs.query.get": qrun,
+    "runs.query.outputs": { ...qrun, stage: "retrieve_graph" },
+    "runs.query.timeline": qrun,
+    "runs.inference.get": { id: f.inferenceId },
+    "remember.submit": {
+      dataset: f.dataset,
+      text: "Ann moved to Oslo in 2021.",
+      source: { kind: "chat", id: "m-1", url: "https://example.com/m/1", speaker: "Ann" },
+      userId: "fuzz-user",
+      series: "fuzz-series",
+      occurredAt: "2024-01-02T03:04:05Z",
+      options: { stages: { extract_graph: { model: "m", reasoning: "low" } }, enrich: { geo: false } },
+      idempotencyKey: "fuzz-key-1",
+    },
+    "remember.get": run,
+    "query.ask": {
+      dataset: f.dataset,
+      question: "Where does Ann live?",
+      session: "fuzz-session",
+      userId: "fuzz-user",
+      asOf: "2024-06-01",
+      limit: 3,
+      options: { stages: { query: { model: "m", reasoning: "low" } } },
+    },
+    "graph.entities": { dataset: f.dataset, search: "ann", cursor: f.entityCursor, limit: 1 },
+    "graph.entity": { dataset: f.dataset, id: f.entityId },
+    "graph.neighbourhood": { dataset: f.dataset, id: f.entityId, depth: 2, limit: 10 },
+    "subjects.purge": { dataset: f.doomed, userId: "nobody-at-all" },
+  };
+}
+
+// ---- requests -------------------------------------------------------------------------------
+
+export interface Call {
+  /** comma-separated paths when batched */
+  path: string;
+  method: "GET" | "POST";
+  batch: boolean;
+  /** the raw body (POST) or `input` parameter (GET); undefined = none */
+  raw: string | undefined;
+  auth: "key" | "none" | "bad-key" | "bad-cookie";
+}
+
+export function toRequest(call: Call, key: string): Request {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (call.auth === "key") headers.authorization = `Bearer ${key}`;
+  if (call.auth === "bad-key") headers.authorization = "Bearer gb_not_a_key_of_this_install_000000";
+  if (call.auth === "bad-cookie") headers.cookie = "better-auth.session_token=%E0%A4%A; gb_team=%";
+  const params = new URLSearchParams();
+  if (call.batch) params.set("batch", "1");
+  if (call.method === "GET" && call.raw !== undefined) params.set("input", call.raw);
+  const query = params.size ? `?${params}` : "";
+  return new Request(`${BASE}/api/trpc/${call.path}${query}`, { method: call.method, headers, body: call.method === "POST" ? (call.raw ?? "") : undefined });
+}
+
+/** The superjson envelope of an input as our clients send it. */
+const envelope = (input: unknown) => (input === undefined ? {} : { json: input });
+
+// ---- hostile values -------------------------------------------------------------------------
+
+const deep = (n: number, open = "[", close = "]") => open.repeat(n) + close.repeat(n);
+const b64 = (s: string) => Buffer.from(s).toString("base64url");
+
+const hostileString: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom("\u0000", "a\u0000b", "\ud800", "x\udc00y", "\udc00\ud800", "😀\ud83d") },
+  fc.constantFrom(
+    "",
+    " ",
+    "\u0000",
+    "a\u0000b",
+    "\ud800",
+    "x\udc00y",
+    "\udc00\ud800",
+    "\ud83d",
+    "😀\u0000",
+    "\u2028\u2029",
+    "\uFEFF",
+    "\\u0000",
+    "' OR 1=1 --",
+    "%_%",
+    "__proto__",
+    "constructor",
+    "default",
+    "null",
+    "2024-02-31",
+  ),
+  { weight: 2, arbitrary: fc.string({ unit: "binary", maxLength: 40 }) },
+  fc.string({ unit: "grapheme", maxLength: 40 }),
+  fc.nat({ max: 3 }).map((i) => ["a", "\u0000", "\ud800", "é"][i]!.repeat([1_000, 5_000, 70_000, 300_000][i]!)),
+);
+
+const hostileNumber: fc.Arbitrary<number> = fc.oneof(
+  fc.constantFrom(0, -1, -0, 1.5, 2 ** 31, 2 ** 53, Number.MAX_SAFE_INTEGER + 2, 1e308, -1e308, Number.MIN_VALUE),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+);
+
+/** Times: ISO strings in and out of range, and the superjson Date strings a forged meta may carry. */
+export const hostileTime: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(
+    "0000-01-01",
+    "0001-01-01",
+    "9999-12-31T23:59:59Z",
+    "+275760-09-13T00:00:00.000Z",
+    "-271821-04-20T00:00:00.000Z",
+    "+010000-01-01T00:00:00.000Z",
+    "-004714-11-24T00:00:00.000Z",
+    "2024-02-31",
+    "2024-13-01",
+    "2024-01-01T25:00:00Z",
+    "1969-12-31T23:59:59.999-23:59",
+    "garbage",
+  ),
+  fc.date({ noInvalidDate: false }).map((d) => (Number.isNaN(d.getTime()) ? "Invalid Date" : d.toISOString())),
+);
+
+/** Cursors: random base64url, base64url of random or deeply nested JSON, of near-valid keys. */
+export const forgedCursor: fc.Arbitrary<string> = fc.oneof(
+  fc.string({ unit: "binary-ascii", maxLength: 300 }),
+  fc.base64String({ maxLength: 300 }),
+  fc.jsonValue({ maxDepth: 4 }).map((v) => b64(JSON.stringify(v))),
+  fc.nat({ max: 20_000 }).map((n) => b64(deep(n))),
+  fc.nat({ max: 150 }).map((n) => b64(`[${deep(n)}, "x"]`)),
+  fc.tuple(fc.oneof(hostileTime, hostileString), fc.oneof(fc.uuid(), hostileString)).map((k) => b64(JSON.stringify(k))),
+  fc.tuple(fc.uuid(), fc.uuid(), fc.uuid()).map((k) => b64(JSON.stringify(k))),
+);
+
+const wrongType: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom(null, true, false, [], {}, [[]], { json: 1 }, "", 0),
+  hostileNumber,
+  fc.jsonValue({ maxDepth: 3 }),
+);
+
+/** A value for a leaf of a valid input, knowing the leaf's key and type. */
+function hostileFor(key: string, value: unknown): fc.Arbitrary<unknown> {
+  if (key === "cursor") return fc.oneof({ weight: 4, arbitrary: forgedCursor }, { weight: 1, arbitrary: hostileString });
+  if (key === "asOf" || key === "occurredAt") return fc.oneof({ weight: 4, arbitrary: hostileTime }, { weight: 1, arbitrary: wrongType });
+  if (typeof value === "number") return fc.oneof({ weight: 3, arbitrary: hostileNumber }, { weight: 1, arbitrary: wrongType });
+  return fc.oneof({ weight: 3, arbitrary: hostileString }, { weight: 1, arbitrary: wrongType });
+}
+
+/** Every leaf of a JSON value: its path and key. */
+export function leaves(value: unknown, path: (string | number)[] = []): { path: (string | number)[]; value: unknown }[] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => leaves(v, [...path, i]));
+  if (value && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => leaves(v, [...path, k]));
+  return [{ path, value }];
+}
+
+export function setAt(value: unknown, path: (string | number)[], leaf: unknown): unknown {
+  if (path.length === 0) return leaf;
+  const copy = Array.isArray(value) ? [...value] : { ...(value as Record<string, unknown>) };
+  const [head, ...rest] = path as [string | number, ...(string | number)[]];
+  (copy as Record<string | number, unknown>)[head] = setAt((copy as Record<string | number, unknown>)[head], rest, leaf);
+  return copy;
+}
+
+/** A valid input with one leaf made hostile (the input itself when it has no leaf). */
+function mutated(sample: unknown): fc.Arbitrary<unknown> {
+  const ls = sample === undefined ? [] : leaves(sample);
+  if (ls.length === 0) return fc.oneof(fc.constant(sample), wrongType);
+  return fc.nat({ max: ls.length - 1 }).chain((i) => {
+    const leaf = ls[i]!;
+    const key = String(leaf.path.at(-1) ?? "");
+    return hostileFor(key, leaf.value).map((v) => setAt(sample, leaf.path, v));
+  });
+}
+
+/** A superjson `meta` that superjson will try to apply: annotations on real and made-up paths. */
+const forgedMeta: fc.Arbitrary<unknown> = fc.oneof(
+  fc.record({
+    values: fc.dictionary(
+      fc.oneof(fc.constantFrom("asOf", "occurredAt", "question", "text", "limit", "cursor", "id", "dataset", "__proto__", "a.b.c", ""), fc.string({ maxLength: 8 })),
+      fc.oneof(
+        fc.constantFrom(["Date"], ["bigint"], ["number"], ["undefined"], ["set"], ["map"], ["regexp"], ["Error"], ["URL"], ["symbol", "x"], ["class", "X"], ["custom", "y"], ["bogus"]),
+        fc.jsonValue({ maxDepth: 3 }),
+      ),
+      { maxKeys: 3 },
+    ),
+  }),
+  fc.record({ referentialEqualities: fc.jsonValue({ maxDepth: 3 }) }),
+  fc.nat({ max: 20_000 }).map((n) => ({ values: JSON.parse(deep(Math.min(n, 3_000))) as unknown })),
+  fc.jsonValue({ maxDepth: 3 }),
+);
+
+/** Raw bodies: not JSON, nested past any parser's stack, wrong envelopes. */
+const rawBody: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom("", "not json", "null", "[]", "{", '{"json":', '{"json":{}}garbage', '"\\ud800"', '{"json":"\\u0000"}', '{"__proto__":{"json":1}}'),
+  fc.nat({ max: 200_000 }).map((n) => `{"json":${deep(n)}}`),
+  fc.nat({ max: 200_000 }).map((n) => deep(n, '{"a":', "}").replace(/\}$/, "1}")),
+  fc.nat({ max: 50_000 }).map((n) => `{"json":${'{"a":'.repeat(n)}1${"}".repeat(n)}}`),
+  fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
+  fc.string({ unit: "binary", maxLength: 200 }),
+);
+
+const auth: fc.Arbitrary<Call["auth"]> = fc.oneof(
+  { weight: 12, arbitrary: fc.constant("key" as const) },
+  { weight: 1, arbitrary: fc.constantFrom("none" as const, "bad-key" as const, "bad-cookie" as const) },
+);
+
+function single(sampleOf: Record<string, unknown>): fc.Arbitrary<Call> {
+  return fc.constantFrom(...PROCEDURES).chain((p) => {
+    const sample = sampleOf[p.path];
+    const method = p.type === "query" ? "GET" : "POST";
+    const input: fc.Arbitrary<string | undefined> = fc.oneof(
+      { weight: 8, arbitrary: mutated(sample).map((v) => JSON.stringify(envelope(v))) },
+      { weight: 1, arbitrary: fc.constant(sample).map((v) => JSON.stringify(envelope(v))) },
+      // superjson's own annotations on the valid input
+      { weight: 2, arbitrary: forgedMeta.map((meta) => JSON.stringify({ json: sample ?? null, meta })) },
+      { weight: 2, arbitrary: rawBody },
+      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(envelope(v))) },
+    );
+    return fc.record({
+      path: fc.constant(p.path),
+      method: fc.oneof({ weight: 9, arbitrary: fc.constant(method) }, { weight: 1, arbitrary: fc.constantFrom<"GET" | "POST">("GET", "POST") }),
+      batch: fc.constant(false),
+      raw: input,
+      auth,
+    });
+  });
+}
+
+/** Batches of one type of call, up to a few past the limit, with mutated inputs by index. */
+function batch(sampleOf: Record<string, unknown>): fc.Arbitrary<Call> {
+  return fc.constantFrom("query" as const, "mutation" as const).chain((type) => {
+    const ofType = PROCEDURES.filter((p) => p.type === type);
+    return fc.array(fc.constantFrom(...ofType), { minLength: 1, maxLength: MAX_BATCH_CALLS + 5 }).chain((ps) =>
+      fc.record({
+        path: fc.constant(ps.map((p) => p.path).join(",")),
+        method: fc.constant(type === "query" ? ("GET" as const) : ("POST" as const)),
+        batch: fc.constant(true),
+        raw: fc
+          .tuple(...ps.map((p) => mutated(sampleOf[p.path])))
+          .map((inputs) => JSON.stringify(Object.fromEntries(inputs.map((v, i) => [i, envelope(v)])))),
+        auth,
+      }),
+    );
+  });
+}
+
+export function hostileCalls(sampleOf: Record<string, unknown>): fc.Arbitrary<Call> {
+  return fc.oneof({ weight: 9, arbitrary: single(sampleOf) }, { weight: 1, arbitrary: batch(sampleOf) });
+}
+
+// ---- verdicts -------------------------------------------------------------------------------
+
+/** What an error message must never show: SQL, driver and parser words, stack frames. */
+const LEAKS =
+  /Failed query|params:|\bselect\b.*\bfrom\b|insert into|invalid input syntax|violates|SQLSTATE|DrizzleQueryError|Maximum call stack|is not a function|Cannot read propert|Cannot destructure|Cannot use 'in'|undefined is not|\bat \S+ \(|node_modules|\.ts:\d+|\bTypeError\b|\bRangeError\b|\bSyntaxError\b/i;
+
+interface ErrorJson {
+  message?: unknown;
+  data?: { httpStatus?: unknown; stack?: unknown };
+}
+
+function errorsIn(body: unknown): ErrorJson[] {
+  const items = Array.isArray(body) ? body : [body];
+  return items.flatMap((item) => {
+    const e = (item as { error?: { json?: ErrorJson } } | null)?.error?.json;
+    return e ? [e] : [];
+  });
+}
+
+/** Why an answer is wrong, or null when it is fine; `production`: a stack in an answer is wrong too. */
+export async function verdict(res: Response, production = false): Promise<string | null> {
+  const text = await res.text();
+  if (res.status >= 500) return `HTTP ${res.status}: ${text.slice(0, 500)}`;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Node's own refusals come before the app (431: a URL or headers too large), with no JSON
+    return LEAKS.test(text) ? `HTTP ${res.status}, a body that is not JSON shows internals: ${text.slice(0, 200)}` : null;
+  }
+  for (const e of errorsIn(body)) {
+    if (typeof e.data?.httpStatus === "number" && e.data.httpStatus >= 500) return `an item answered ${e.data.httpStatus}: ${String(e.message)}`;
+    // data.stack is tRPC's development aid (vitest); the built app must never send one
+    if (production && e.data?.stack !== undefined) return `HTTP ${res.status}, an answer carries a stack: ${String(e.message)}`;
+    if (LEAKS.test(String(e.message))) return `HTTP ${res.status}, a message shows internals: ${String(e.message).slice(0, 300)}`;
+  }
+  return null;
+}
+
+/** A short description of a call for a failure report. */
+export function describeCall(call: Call): string {
+  const raw = call.raw === undefined ? "(none)" : call.raw.length > 300 ? `${call.raw.slice(0, 300)}… (${call.raw.length} chars)` : call.raw;
+  return `${call.method} ${call.path.slice(0, 200)}${call.batch ? " (batch)" : ""} auth=${call.auth} input=${JSON.stringify(raw)}`;
+}
+
+// ---- the fixture ----------------------------------------------------------------------------
+
+async function trpc(send: Send, key: string, path: string, type: "query" | "mutation", input?: unknown): Promise<unknown> {
+  const raw = JSON.stringify(envelope(input));
+  const res = await send(toRequest({ path, method: type === "query" ? "GET" : "POST", batch: false, raw: input === undefined ? undefined : raw, auth: "key" }, key));
+  const body = (await res.json()) as { result?: { data?: { json?: unknown } }; error?: unknown };
+  if (!res.ok) throw new Error(`${path} failed while making the fixture: ${JSON.stringify(body.error)}`);
+  return body.result?.data?.json;
+}
+
+/** Data for the samples to point at, made through the API with an owner key. */
+export async function makeFixture(send: Send, key: string, prefix: string): Promise<Fixture> {
+  const suffix = Math.random().toString(36).slice(2, 8);
+  const dataset = `${prefix}-${suffix}`;
+  const doomed = `${prefix}-doomed-${suffix}`;
+  await trpc(send, key, "datasets.create", "mutation", { name: dataset });
+  await trpc(send, key, "datasets.create", "mutation", { name: doomed });
+  const texts = ["Ann lives in Oslo. Ann works at Acme.", "Bob moved to Bergen in 2020. Bob knows Ann."];
+  const runs: string[] = [];
+  for (const text of texts) {
+    const r = (await trpc(send, key, "remember.submit", "mutation", { dataset, text, wait: true })) as { rememberRunId: string };
+    runs.push(r.rememberRunId);
+  }
+  const q = (await trpc(send, key, "query.ask", "mutation", { dataset, question: "Where does Ann live?" })) as { queryRunId: string };
+  const timeline = (await trpc(send, key, "runs.remember.timeline", "query", { id: runs[0] })) as { inferences: { id: string }[] };
+  const inferenceId = timeline.inferences[0]?.id ?? "00000000-0000-4000-8000-000000000000";
+  const runPage = (await trpc(send, key, "runs.remember.list", "query", { dataset, limit: 1 })) as { nextCursor: string | null };
+  const entityPage = (await trpc(send, key, "graph.entities", "query", { dataset, limit: 1 })) as { items: { id: string }[]; nextCursor: string | null };
+  const key2 = (await trpc(send, key, "keys.create", "mutation", { name: "fuzz revocable", role: "viewer" })) as { key: { id: string } };
+  const auditPage = (await trpc(send, key, "audit.list", "query", { limit: 1 })) as { nextCursor: string | null };
+  const member = (await trpc(send, key, "teams.addMember", "mutation", {
+    email: `${suffix}@fuzz.example.com`,
+    name: "Fuzz Member",
+    password: "a long password",
+    role: "member",
+  })) as { userId: string };
+  return {
+    dataset,
+    doomed,
+    rememberRunId: runs[0]!,
+    queryRunId: q.queryRunId,
+    inferenceId,
+    entityId: entityPage.items[0]!.id,
+    keyId: key2.key.id,
+    memberId: member.userId,
+    runCursor: runPage.nextCursor ?? "",
+    entityCursor: entityPage.nextCursor ?? "",
+    auditCursor: auditPage.nextCursor ?? "",
+  };
+}
