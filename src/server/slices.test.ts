@@ -55,7 +55,7 @@ describe("slices", () => {
 
   it("the builtin classifier on a megabyte lets the loop turn", async () => {
     const provider = createBuiltinProvider();
-    const { value, turns } = await turnsDuring(() => provider.classifyComplexity({ text: prose(1 << 20) }));
+    const { value, turns } = await turnsDuring(() => provider.classifyComplexity({ text: prose(1 << 20) }, {}));
     expect(value.value.complexity).toBe("complex");
     expect(turns).toBeGreaterThan(1);
   });
