@@ -342,7 +342,9 @@ describeEachDriver("subjects.purge", (ctx) => {
     const after = await countRows(db, [one.id, two.id]);
     for (const table of Object.keys(before)) expect(before[table]! - after[table]!, table).toBe(first.deleted[table]! + again.deleted[table]!);
     expect(again.deleted.gb_texts).toBe(1);
-    expect(await db.select({ userId: texts.userId }).from(texts).where(eq(texts.userId, "u-alice"))).toEqual([]);
+    for (const ds of [one, two]) {
+      expect(await db.select({ userId: texts.userId }).from(texts).where(and(eq(texts.datasetId, ds.id), eq(texts.userId, "u-alice")))).toEqual([]);
+    }
     for (const ds of [one, two]) expect(await orphans(db, ds.id)).toEqual([]);
   });
 });
