@@ -5,6 +5,8 @@ import { benchRunner } from "./bench/runner";
 import { benchRunsList } from "./bench/runs";
 import { z } from "zod";
 import { benchMoves } from "./bench/moves";
+import { benchResponsiveness } from "./bench/responsiveness";
+import { SHAPES, type Shape } from "./bench/texts";
 
 /**
  * npm run bench — prints the figures of PRODUCT.md §10a that exist so far, ratios side by side.
@@ -13,7 +15,11 @@ import { benchMoves } from "./bench/moves";
  * 1000,10000,100000), BENCH_RUNS_LIST the runs of the run-list figure (default 100000),
  * BENCH_MOVES the sizes of the changed-fact workload (default 1000,10000), BENCH_MOVES_PROVIDERS
  * its providers (default builtin,openai), BENCH_MOVES_DBS its databases (default both) and
- * BENCH_MOVES_ASK the most questions a run asks (default all), BENCH_ONLY picks sections (runner, remember, query, moves, runs, http).
+ * BENCH_MOVES_ASK the most questions a run asks (default all), BENCH_RESPONSIVE_SHAPES the texts of
+ * the responsiveness section (default prose; any of prose, paragraph, nopunct, lines, unicode,
+ * word), BENCH_RESPONSIVE_KB their size (default 1024) and BENCH_RESPONSIVE_LIMIT_S how long one
+ * may take before it is reported unfinished (default 300), BENCH_ONLY picks sections (runner,
+ * remember, query, moves, runs, http, responsive).
  */
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
@@ -64,6 +70,20 @@ if (want("http")) {
     try {
       const env: Record<string, string> = d.name === "pglite" ? { GB_DATA_DIR: d.dataDir ?? "", DATABASE_URL: "" } : { DATABASE_URL: d.url ?? "" };
       console.log(table(await benchQueryHttp(d, env, [2, 16], 10)));
+    } finally {
+      await d.close().catch(() => {});
+    }
+  }
+}
+if (want("responsive")) {
+  const shapes = z.array(z.enum(SHAPES)).parse((process.env.BENCH_RESPONSIVE_SHAPES ?? "prose").split(",")) as Shape[];
+  const bytes = Number(process.env.BENCH_RESPONSIVE_KB ?? 1024) * 1024;
+  const limitS = Number(process.env.BENCH_RESPONSIVE_LIMIT_S ?? 300);
+  console.log("\nresponsiveness while remembering a big text, builtin models, HTTP server with its remember worker in a process of its own");
+  for (const d of await benchDatabases({ pgliteDir: true })) {
+    try {
+      const env: Record<string, string> = d.name === "pglite" ? { GB_DATA_DIR: d.dataDir ?? "", DATABASE_URL: "" } : { DATABASE_URL: d.url ?? "" };
+      console.log(table(await benchResponsiveness(d, env, shapes, bytes, limitS)));
     } finally {
       await d.close().catch(() => {});
     }

@@ -8,7 +8,8 @@ import { serve } from "../../src/test/http-server";
  * of its own (so that the load's clients do not share its event loop). BENCH_PORT, and the usual
  * environment for the database.
  */
-const app = await createApp({ env: parseEnv(), worker: false });
+// BENCH_WORKER=1: this process also runs remember (the responsiveness section), as the app does
+const app = await createApp({ env: parseEnv(), worker: process.env.BENCH_WORKER === "1" });
 const server = await serve((path) => {
   if (path === "/api/health") return async () => Response.json(await health(app));
   if (path.startsWith(TRPC_ENDPOINT)) return (req) => handleTrpc(req, app);

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, count, eq, gt, inArray, or, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, not, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { datasets, DEFAULT_TEAM_ID, teams } from "../db/schema";
 import { queryRows } from "../db/rows";
@@ -8,6 +8,7 @@ import { actorOf, recordAudit } from "../auth/audit";
 import { type Caller, inScope, type Scope } from "../auth/caller";
 import { decodeCursor, encodeCursor } from "../cursor";
 import { type CreateDatasetInput, DEFAULT_DATASET, type DeleteDatasetInput, type ListDatasetsInput } from "./schemas";
+import { turn } from "../slices";
 
 /*
  * Datasets belong to a team. Every verb finds its dataset through resolveDataset or
@@ -23,7 +24,7 @@ export interface Dataset {
 }
 
 const inScopeOf = (scope: Scope) =>
-  and(eq(datasets.teamId, scope.teamId), scope.datasetIds ? inArray(datasets.id, [...scope.datasetIds]) : undefined);
+  and(eq(datasets.teamId, scope.teamId), not(deleting), scope.datasetIds ? inArray(datasets.id, [...scope.datasetIds]) : undefined);
 
 /** Every dataset the caller may see, by name (a team has at most GB_MAX_DATASETS_PER_TEAM). */
 export async function allDatasets({ db, scope }: { db: Db; scope: Scope }): Promise<Dataset[]> {
@@ -119,7 +120,7 @@ export async function datasetInScope(db: Db, id: string, scope: Scope): Promise<
   const [row] = await db
     .select()
     .from(datasets)
-    .where(and(eq(datasets.id, id), eq(datasets.teamId, scope.teamId)))
+    .where(and(eq(datasets.id, id), eq(datasets.teamId, scope.teamId), not(deleting)))
     .limit(1);
   return row;
 }
@@ -155,38 +156,82 @@ export interface DatasetDeletion {
   deleted: Record<string, number>;
 }
 
-/** Deletes a dataset and everything in it, in one transaction; the audit log keeps the counts. */
+/** Rows deleted per statement when a dataset is deleted. */
+export const DELETE_BATCH = 2000;
+
+/**
+ * A dataset being deleted is renamed to this at once: no name a caller can give (DatasetName
+ * refuses the dot), so it is found by no verb, and lists leave it out.
+ */
+const DELETING = ".deleting.";
+const deleting = sql`${datasets.name} LIKE ${`${DELETING}%`}`;
+
+/**
+ * Deletes a dataset and everything in it. First, in one transaction, the dataset is hidden (its
+ * name becomes a tombstone) and its queued runs go, so nothing more is written to it; then every
+ * table's rows go DELETE_BATCH at a time, the event loop turning between statements (one
+ * transaction for a big dataset held PGlite, and so the whole process, for as long as it took);
+ * last the dataset row and the audit event. A deletion that was interrupted is finished by the
+ * next datasets.delete of any dataset (finishDeletions).
+ */
 export async function deleteDataset({ db, caller, input }: { db: Db; caller: Caller; input: DeleteDatasetInput }): Promise<DatasetDeletion> {
+  await finishDeletions(db);
   const dataset = await resolveDataset(db, input.name, caller);
   if (dataset.teamId === DEFAULT_TEAM_ID && dataset.name === DEFAULT_DATASET) {
     throw new ValidationError("name", "the default dataset cannot be deleted");
   }
-  return db.transaction(async (tx) => {
+  const deleted = zero();
+  await db.transaction(async (tx) => {
     // a remember run being worked on would write into a deleted dataset: refuse while one runs
     const [busy] = await queryRows<{ n: number }>(
       tx,
       sql`SELECT count(*)::int AS n FROM gb_remember_runs WHERE dataset_id = ${dataset.id} AND status = 'started'`,
     );
     if ((busy?.n ?? 0) > 0) throw new ConflictError(`dataset "${dataset.name}" has a remember run in progress; try again when it has ended`);
-    const deleted: Record<string, number> = {};
-    for (const table of DATASET_TABLES) {
-      const rows = await queryRows<{ n: number }>(
-        tx,
-        sql`WITH d AS (DELETE FROM ${sql.identifier(table)} WHERE dataset_id = ${dataset.id} RETURNING 1) SELECT count(*)::int AS n FROM d`,
+    await tx.update(datasets).set({ name: `${DELETING}${dataset.id}` }).where(eq(datasets.id, dataset.id));
+    // and none is claimed from now on
+    const [queued] = await queryRows<{ n: number }>(
+      tx,
+      sql`WITH d AS (DELETE FROM gb_remember_runs WHERE dataset_id = ${dataset.id} AND status = 'queued' RETURNING 1) SELECT count(*)::int AS n FROM d`,
+    );
+    deleted.gb_remember_runs = (deleted.gb_remember_runs ?? 0) + (queued?.n ?? 0);
+  });
+  return finishDeletion(db, { ...dataset, name: dataset.name }, actorOf(caller), deleted);
+}
+
+const zero = (): Record<string, number> => Object.fromEntries(DATASET_TABLES.map((t) => [t, 0]));
+
+async function finishDeletion(db: Db, dataset: Dataset, actor: ReturnType<typeof actorOf>, deleted: Record<string, number>): Promise<DatasetDeletion> {
+  for (const table of DATASET_TABLES) {
+    const t = sql.identifier(table);
+    for (;;) {
+      await turn();
+      const [r] = await queryRows<{ n: number }>(
+        db,
+        sql`WITH d AS (DELETE FROM ${t} WHERE ctid IN (SELECT ctid FROM ${t} WHERE dataset_id = ${dataset.id} LIMIT ${DELETE_BATCH}) RETURNING 1)
+            SELECT count(*)::int AS n FROM d`,
       );
-      deleted[table] = rows[0]?.n ?? 0;
+      deleted[table] = (deleted[table] ?? 0) + (r?.n ?? 0);
+      if ((r?.n ?? 0) < DELETE_BATCH) break;
     }
+  }
+  const at = new Date();
+  await db.transaction(async (tx) => {
     await tx.delete(datasets).where(eq(datasets.id, dataset.id));
-    deleted.datasets = 1;
-    const at = new Date();
-    await recordAudit(tx, {
-      teamId: caller.teamId,
-      actor: actorOf(caller),
-      action: "dataset.delete",
+    await recordAudit(tx, { teamId: dataset.teamId, actor, action: "dataset.delete",
       target: dataset.name,
-      details: { datasetId: dataset.id, deleted },
+      details: { datasetId: dataset.id, deleted: { ...deleted, datasets: 1 } },
       datasetIds: [dataset.id],
     });
-    return { dataset: dataset.name, at, deleted };
   });
+  return { dataset: dataset.name, at, deleted: { ...deleted, datasets: 1 } };
+}
+
+/** Finishes the deletions that were interrupted (a crash, a restart): their datasets are still tombstones. */
+export async function finishDeletions(db: Db): Promise<number> {
+  const left = await db.select().from(datasets).where(deleting);
+  for (const d of left) {
+    await finishDeletion(db, { ...d, name: d.name.slice(DELETING.length) }, { kind: "system", id: null, label: "system (an interrupted deletion, finished)" }, zero());
+  }
+  return left.length;
 }

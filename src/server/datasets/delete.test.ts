@@ -3,6 +3,9 @@ import { expect, it } from "vitest";
 import { queryRows } from "../db/rows";
 import { callerFor, rejection } from "../../test/callers";
 import { describeEachDriver, freshDataset } from "../../test/db";
+import { datasets } from "../db/schema";
+import { eq } from "drizzle-orm";
+import { finishDeletions } from "./datasets";
 
 const TABLES = [
   "gb_texts",
@@ -57,5 +60,20 @@ describeEachDriver("datasets.delete", (ctx) => {
     expect(await rejection(gb.datasets.delete({ name: ds.name, confirm: "nope" }))).toMatchObject({ code: "BAD_REQUEST", field: "confirm" });
     expect((await rejection(gb.datasets.delete({ name: "default", confirm: "default" }))).code).toBe("BAD_REQUEST");
     expect((await gb.datasets.list()).items.map((d) => d.name)).toEqual(expect.arrayContaining([ds.name, "default"]));
+  });
+
+  it("a deletion interrupted after the dataset was hidden is finished by the next one", async () => {
+    const { app } = ctx();
+    const db = app.database.db;
+    const gb = callerFor(app);
+    const ds = await freshDataset(app, "half");
+    await gb.remember.submit({ dataset: ds.name, text: "Alice lives in Paris.", wait: true });
+    // as deleteDataset leaves it when the process dies after its first step
+    await db.update(datasets).set({ name: `.deleting.${ds.id}` }).where(eq(datasets.id, ds.id));
+    expect((await gb.datasets.list()).items.map((d) => d.name)).not.toContain(ds.name);
+    expect((await rejection(gb.runs.remember.list({ dataset: ds.name }))).code).toBe("NOT_FOUND");
+    expect(await finishDeletions(db)).toBeGreaterThanOrEqual(1);
+    expect(Object.values(await rowsOf(ds.id)).every((n) => n === 0)).toBe(true);
+    expect(await db.select().from(datasets).where(eq(datasets.id, ds.id))).toEqual([]);
   });
 });

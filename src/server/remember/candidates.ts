@@ -4,6 +4,7 @@ import { queryRows } from "../db/rows";
 import { cosineDistance, vectorRows } from "../db/vector";
 import { date, type FactRow, factSelect } from "../graph/shape";
 import { nameKey } from "./normalize";
+import { turn } from "../slices";
 
 /*
  * load_candidates: what the dataset already knows that the new entities and facts may be the
@@ -94,18 +95,30 @@ export async function exactEntities(db: Db, datasetId: string, keys: string[]): 
   return rows.map((r) => fromRow(r, "exact", null, 1));
 }
 
+/** Keys per trigram statement (see similarNames). */
+const SIMILAR_BATCH = 8;
+
+/**
+ * A few keys per statement, with a turn of the event loop between statements: a trigram search
+ * costs time in the entities of the dataset that share trigrams with the key, and on PGlite (on
+ * this thread) one statement for the forty keys of a chunk held every other request for a second.
+ */
 async function similarNames(db: Db, datasetId: string, keys: string[]): Promise<EntityCandidate[]> {
-  if (keys.length === 0) return [];
-  const rows = await queryRows<EntityRow & { key: string; sim: number }>(
-    db,
-    sql`SELECT k.key, e.* FROM jsonb_array_elements_text(${json(keys)}) AS k(key)
-        CROSS JOIN LATERAL (
-          SELECT ${entityColumns}, similarity(name_key, k.key) AS sim FROM gb_entities
-          WHERE dataset_id = ${datasetId} AND name_key % k.key
-          ORDER BY sim DESC LIMIT 5
-        ) e`,
-  );
-  return rows.map((r) => fromRow(r, "trigram", r.key, Number(r.sim)));
+  const out: EntityCandidate[] = [];
+  for (let i = 0; i < keys.length; i += SIMILAR_BATCH) {
+    if (i > 0) await turn();
+    const rows = await queryRows<EntityRow & { key: string; sim: number }>(
+      db,
+      sql`SELECT k.key, e.* FROM jsonb_array_elements_text(${json(keys.slice(i, i + SIMILAR_BATCH))}) AS k(key)
+          CROSS JOIN LATERAL (
+            SELECT ${entityColumns}, similarity(name_key, k.key) AS sim FROM gb_entities
+            WHERE dataset_id = ${datasetId} AND name_key % k.key
+            ORDER BY sim DESC LIMIT 5
+          ) e`,
+    );
+    for (const r of rows) out.push(fromRow(r, "trigram", r.key, Number(r.sim)));
+  }
+  return out;
 }
 
 async function nearEntities(db: Db, q: CandidateQuery): Promise<EntityCandidate[]> {

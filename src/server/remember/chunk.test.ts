@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { chunkText, countTokens, sentenceSpans, type Chunk } from "./chunk";
+import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { chunking, chunkText, countTokens, LONG_WORD, SEGMENTER_WINDOW, sentenceSpans, TOKENIZER_SPAN, tokenizer, type Chunk } from "./chunk";
 
 /** A deterministic pseudo-random text: paragraphs of sentences, some with abbreviations. */
 function longText(paragraphCount: number, seed = 7): string {
@@ -193,5 +194,107 @@ describe("chunkText", () => {
     const ms = performance.now() - t0;
     console.log(`chunkText: ${text.length} chars → ${chunks.length} chunks in ${ms.toFixed(0)} ms`);
     expectWellFormed(text, chunks, 500);
+  });
+});
+
+/** Texts of the shapes that once made chunking superlinear, ~`size` characters each. */
+function shaped(size: number): Record<string, string> {
+  const words = ["river", "stone", "lantern", "quietly", "orchard", "Alice", "works", "in", "Paris"];
+  const w = (i: number) => words[(i * 7) % words.length]!;
+  const many = (f: (i: number) => string) => {
+    const out: string[] = [];
+    for (let i = 0, n = 0; n < size; i += 1) {
+      out.push(f(i));
+      n += out[out.length - 1]!.length;
+    }
+    return out.join("");
+  };
+  return {
+    prose: many((i) => `${w(i)} ${w(i + 1)} ${w(i + 2)} ${w(i + 3)}.${i % 7 === 6 ? "\n\n" : " "}`),
+    paragraph: many((i) => `Then ${w(i)} ${w(i + 1)} ${w(i + 2)}. `),
+    lowercase: many((i) => `then ${w(i)} ${w(i + 1)} e.g. ${w(i + 2)}. `),
+    nopunct: many((i) => `${w(i)} `),
+    lines: many((i) => `${w(i)} ${w(i + 3)} ${w(i + 5)}.\n`),
+    unicode: many((i) => String.fromCodePoint(0x4e00 + ((i * 7919) % 20000))),
+    word: "x".repeat(size),
+  };
+}
+
+describe("chunking is linear in the text, whatever its shape", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  /** Runs chunkText on text, and measures what the tokenizer and the segmenter were handed. */
+  function watched(text: string, maxTokens = 512) {
+    const tokenized: number[] = [];
+    const segmented: number[] = [];
+    const count = tokenizer.count;
+    vi.spyOn(tokenizer, "count").mockImplementation((t: string) => {
+      tokenized.push(t.length);
+      return count(t);
+    });
+    const segment = Intl.Segmenter.prototype.segment;
+    vi.spyOn(Intl.Segmenter.prototype, "segment").mockImplementation(function (this: Intl.Segmenter, t: string) {
+      segmented.push(t.length);
+      return segment.call(this, t);
+    });
+    const chunks = chunkText(text, { maxTokens, overlapTokens: 64 });
+    vi.restoreAllMocks();
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    return { chunks, tokenizedMax: Math.max(0, ...tokenized), tokenizedSum: sum(tokenized), segmentedMax: Math.max(0, ...segmented), segmentedSum: sum(segmented) };
+  }
+
+  // No timing: the tokenizer (BPE, quadratic in one word's length) and the segmenter (V8's costs
+  // time in the length of the string per sentence) are only ever handed bounded pieces, and each
+  // character reaches them a bounded number of times. The old code handed a paragraph whole to
+  // the segmenter and re-counted the rest of a long sentence for every piece cut from it.
+  for (const [shape, text] of Object.entries(shaped(200_000))) {
+    it(`${shape}: bounded pieces, each character read a few times`, () => {
+      const w = watched(text);
+      expect(w.chunks.length).toBeGreaterThan(10);
+      expectWellFormed(text, w.chunks, shape === "word" ? 520 : 512);
+      expect(w.tokenizedMax).toBeLessThanOrEqual(TOKENIZER_SPAN);
+      expect(w.segmentedMax).toBeLessThanOrEqual(SEGMENTER_WINDOW);
+      expect(w.segmentedSum).toBeLessThanOrEqual(2 * text.length);
+      expect(w.tokenizedSum).toBeLessThanOrEqual(12 * text.length);
+    });
+  }
+
+  it("reads four times the text about four times as much (no quadratic term)", () => {
+    for (const shape of ["paragraph", "nopunct", "word"]) {
+      const small = watched(shaped(50_000)[shape]!);
+      const large = watched(shaped(200_000)[shape]!);
+      expect(large.tokenizedSum / small.tokenizedSum).toBeLessThan(5);
+      expect(large.segmentedSum / Math.max(1, small.segmentedSum)).toBeLessThan(5);
+    }
+  });
+
+  it("counts exactly like the tokenizer on text without words longer than LONG_WORD", () => {
+    const text = longText(60, 5);
+    expect(text.length).toBeGreaterThan(TOKENIZER_SPAN * 4);
+    expect(countTokens(text)).toBe(countO200k(text));
+    // a long word is counted in pieces: close to, not exactly, the tokenizer's count
+    const blob = "ab".repeat(LONG_WORD * 4);
+    expect(Math.abs(countTokens(blob) - countO200k(blob))).toBeLessThanOrEqual(8);
+  });
+
+  it("runs as work in steps: many steps for a long text, the same chunks and its token count", () => {
+    const text = shaped(100_000).prose!;
+    const work = chunking(text, { maxTokens: 512, overlapTokens: 64 });
+    let steps = 0;
+    let r = work.next();
+    while (!r.done) {
+      steps += 1;
+      r = work.next();
+    }
+    expect(r.value.chunks).toEqual(chunkText(text, { maxTokens: 512, overlapTokens: 64 }));
+    expect(r.value.tokens).toBe(countTokens(text.trim()));
+    expect(steps).toBeGreaterThan(r.value.chunks.length);
+  });
+
+  it("keeps the sentences of a paragraph longer than the segmenter's window", () => {
+    const sentences = Array.from({ length: 400 }, (_, i) => `Sentence number ${i} is about ${i % 2 ? "Dr. Smith" : "the U.S. office"} and more.`);
+    const text = sentences.join(" ");
+    expect(text.length).toBeGreaterThan(SEGMENTER_WINDOW * 4);
+    expect(sentenceSpans(text).map((s) => text.slice(s.start, s.end))).toEqual(sentences);
   });
 });

@@ -1,4 +1,5 @@
 import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
+import { finish, type Sliced } from "../slices";
 
 /**
  * chunk_text: token-aware, sentence-respecting chunks with overlap.
@@ -11,6 +12,12 @@ import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
  * characters). Each chunk after the first starts with the last whole sentences of the one before,
  * as many as fit in `overlapTokens`, never all of them. Content is always the original text
  * between `start` and `end`, so whitespace and line breaks inside a chunk are kept.
+ *
+ * Every step is linear in the text, whatever its shape: the tokenizer and the segmenter only ever
+ * see bounded pieces (both cost more than linearly in the length of what they are handed: BPE in
+ * the length of one word, V8's sentence segmenter in the length of the string it walks), and no
+ * step re-reads the rest of the text. The work is a generator (../slices) so that remember runs it
+ * in slices that let the event loop turn.
  */
 
 export interface Chunk {
@@ -30,9 +37,51 @@ export interface ChunkOptions {
   overlapTokens: number;
 }
 
-/** Tokens of `text` in the o200k_base encoding (gpt-4o, gpt-4.1, gpt-5 …). */
+/** The tokenizer, behind a seam that tests can watch (how much text it is handed, in what pieces). */
+export const tokenizer = { count: (text: string): number => countO200k(text) };
+
+/** The longest piece of text handed to the tokenizer at once. */
+export const TOKENIZER_SPAN = 1024;
+/** A word longer than this is counted (and split) in pieces of this many characters. */
+export const LONG_WORD = 256;
+
+const isSpace = (c: string | undefined): boolean => c !== undefined && /\s/.test(c);
+
+/** `at`, moved back one when it would cut a surrogate pair in two (and that stays after `floor`). */
+function safeCut(text: string, at: number, floor: number): number {
+  return at < text.length && /[\uDC00-\uDFFF]/.test(text[at]!) && at - 1 > floor ? at - 1 : at;
+}
+
+/**
+ * Where to cut `text` so that each piece has at most TOKENIZER_SPAN characters: at a space that
+ * follows a non-space, which is always a boundary of o200k's pre-tokenizer (so the counts add up
+ * exactly), or, inside a run with no such space (a long word, a long run of blanks), every
+ * LONG_WORD characters: BPE is quadratic in the length of one word, and a 1 MiB "word" would take
+ * hours. Such a word's count is then an estimate, off by a token or so per piece.
+ */
+function tokenizerCut(text: string, from: number): number {
+  if (text.length - from <= TOKENIZER_SPAN) return text.length;
+  for (let p = from + TOKENIZER_SPAN; p > from; p -= 1) {
+    if (text[p] === " " && !isSpace(text[p - 1])) return p;
+  }
+  return safeCut(text, from + LONG_WORD, from);
+}
+
+/** Tokens of `text` in the o200k_base encoding (gpt-4o, gpt-4.1, gpt-5 …), in linear time. */
 export function countTokens(text: string): number {
-  return countO200k(text);
+  return text.length <= TOKENIZER_SPAN ? tokenizer.count(text) : finish(counting(text));
+}
+
+/** countTokens as work in steps, a piece at a time. */
+export function* counting(text: string): Sliced<number> {
+  let n = 0;
+  for (let from = 0; from < text.length; ) {
+    const to = tokenizerCut(text, from);
+    n += tokenizer.count(text.slice(from, to));
+    from = to;
+    yield;
+  }
+  return n;
 }
 
 /** A sentence (or a piece of an over-long one), trimmed, with its place in the text. */
@@ -60,12 +109,20 @@ const ABBREVIATIONS: ReadonlySet<string> = new Set(
 /** Characters that close a sentence after its final punctuation: quotes and brackets. */
 const CLOSERS = /["'”’)\]]*$/;
 
+/**
+ * The last characters of [a, b): what the sentence rules read. A sentence grows as cuts are
+ * undone, so reading all of it at every cut would be quadratic.
+ */
+const TAIL = 64;
+const tailOf = (text: string, a: number, b: number): string => text.slice(Math.max(a, b - TAIL), b);
+
 /** Does the sentence [a, b) end in a period that is not a full stop? */
 function endsInAbbreviation(text: string, a: number, b: number): boolean {
-  const s = text.slice(a, b).replace(CLOSERS, "");
+  const s = tailOf(text, a, b).replace(CLOSERS, "");
   if (!s.endsWith(".") || s.endsWith("..")) return false;
   const m = /(\S+)\.$/.exec(s);
-  if (!m) return false;
+  // a word longer than the tail is no abbreviation
+  if (!m || (m.index === 0 && b - a > TAIL)) return false;
   const word = m[1]!.replace(/^["'“‘(\[]+/, "");
   if (ABBREVIATIONS.has(word.toLowerCase())) return true;
   // an initial ("J. R. R. Tolkien"), or a dotted abbreviation ("e.g.", "i.e.", "U.S.", "p.m.")
@@ -85,30 +142,75 @@ function joins(text: string, prev: { start: number; end: number }, next: number)
   if (!text.slice(prev.end, next).includes("\n")) {
     return endsInAbbreviation(text, prev.start, prev.end) || continuesSentence(text, next);
   }
-  const tail = text.slice(prev.start, prev.end).replace(CLOSERS, "");
+  const tail = tailOf(text, prev.start, prev.end).replace(CLOSERS, "");
   if (/[.!?…:;]$/.test(tail)) return false;
   return tail.endsWith(",") || /^\p{Ll}/u.test(text.slice(next, next + 1));
 }
 
 const segmenter = new Intl.Segmenter("en", { granularity: "sentence" });
 
-/** Trimmed sentence spans of one paragraph [a, b), in order. */
-function paragraphSentences(text: string, a: number, b: number): { start: number; end: number }[] {
-  const raw: { start: number; end: number }[] = [];
-  for (const seg of segmenter.segment(text.slice(a, b))) {
-    const lead = seg.segment.length - seg.segment.trimStart().length;
-    const body = seg.segment.trim();
-    if (body.length === 0) continue;
-    const start = a + seg.index + lead;
-    raw.push({ start, end: start + body.length });
-  }
-  const out: { start: number; end: number }[] = [];
-  for (const s of raw) {
-    const prev = out[out.length - 1];
-    if (prev && joins(text, prev, s.start)) prev.end = s.end;
-    else out.push({ ...s });
+/**
+ * The segmenter's window. V8's segmenter costs, per sentence, time in the length of the string it
+ * walks, so one paragraph of 1 MiB took minutes; it is handed windows of this many characters.
+ */
+export const SEGMENTER_WINDOW = 4096;
+
+interface RawSentence {
+  start: number;
+  end: number;
+  /** cut at the end of a window: the sentence goes on in the next one */
+  cut: boolean;
+}
+
+/**
+ * Trimmed sentence spans of [a, b) as the segmenter cuts them, window by window: every window
+ * but the last gives up its last sentence, which starts the next window, so that each cut is made
+ * with the text after it in view. A window that is one sentence (a sentence longer than a window)
+ * is cut at its last blank and marked, and joined again below.
+ */
+function* segments(text: string, a: number, b: number): Sliced<RawSentence[]> {
+  const out: RawSentence[] = [];
+  const push = (start: number, segment: string, cut: boolean) => {
+    const lead = segment.length - segment.trimStart().length;
+    const body = segment.trim();
+    if (body.length > 0) out.push({ start: start + lead, end: start + lead + body.length, cut });
+  };
+  let from = a;
+  while (from < b) {
+    const last = b - from <= SEGMENTER_WINDOW;
+    let to = b;
+    if (!last) {
+      to = from + SEGMENTER_WINDOW;
+      // end the window between words when one ends in its last quarter
+      for (let p = to; p > from + (SEGMENTER_WINDOW * 3) / 4; p -= 1) {
+        if (isSpace(text[p - 1])) {
+          to = p;
+          break;
+        }
+      }
+      to = safeCut(text, to, from);
+    }
+    const segs = [...segmenter.segment(text.slice(from, to))];
+    const keep = last ? segs.length : Math.max(1, segs.length - 1);
+    for (let i = 0; i < keep; i += 1) push(from + segs[i]!.index, segs[i]!.segment, !last && segs.length === 1);
+    from = last ? b : segs.length > 1 ? from + segs[keep]!.index : to;
+    yield;
   }
   return out;
+}
+
+/** Trimmed sentence spans of one paragraph [a, b), in order. */
+function* paragraphSentences(text: string, a: number, b: number): Sliced<{ start: number; end: number }[]> {
+  const raw = yield* segments(text, a, b);
+  const out: RawSentence[] = [];
+  for (const s of raw) {
+    const prev = out[out.length - 1];
+    if (prev && (prev.cut || joins(text, prev, s.start))) {
+      prev.end = s.end;
+      prev.cut = s.cut;
+    } else out.push({ ...s });
+  }
+  return out.map(({ start, end }) => ({ start, end }));
 }
 
 /** Paragraphs: runs of text between blank lines, as [start, end) of the original text. */
@@ -121,12 +223,12 @@ function paragraphs(text: string): { start: number; end: number }[] {
     from = m.index + m[0].length;
   }
   out.push({ start: from, end: text.length });
-  return out.filter((p) => text.slice(p.start, p.end).trim().length > 0);
+  return out.filter((p) => /\S/.test(text.slice(p.start, p.end)));
 }
 
 /** The sentence spans of a text, trimmed, in order (exported for tests and callers that cite sentences). */
 export function sentenceSpans(text: string): { start: number; end: number }[] {
-  return paragraphs(text).flatMap((p) => paragraphSentences(text, p.start, p.end));
+  return paragraphs(text).flatMap((p) => finish(paragraphSentences(text, p.start, p.end)));
 }
 
 /**
@@ -141,31 +243,41 @@ function fitPrefix(text: string, a: number, cuts: number[], estimate: (i: number
   return cuts[i]!;
 }
 
-/** Split a span that is longer than `max` tokens into pieces that are not, between words when it can. */
-function splitLong(text: string, a: number, b: number, max: number): { start: number; end: number }[] {
+/**
+ * Split a span that is longer than `max` tokens into pieces that are not, between words when it
+ * can (a word longer than LONG_WORD counts as several). Each piece reads at most about twice
+ * `max` tokens of words ahead, so the whole is linear in the span.
+ */
+function* splitLong(text: string, a: number, b: number, max: number): Sliced<{ start: number; end: number }[]> {
   const out: { start: number; end: number }[] = [];
+  const word = new RegExp(`\\s*\\S{1,${LONG_WORD}}`, "gu");
   let from = a;
   while (from < b) {
-    const rest = text.slice(from, b);
-    if (countTokens(rest) <= max) {
-      out.push({ start: from, end: b });
-      break;
-    }
-    // word ends after `from`
+    // word ends after `from`, until far enough: the rest is the next piece's business
     const cuts: number[] = [];
     const sums: number[] = [];
     let sum = 0;
-    for (const m of rest.matchAll(/\s*\S+/g)) {
-      sum += countTokens(m[0]);
-      cuts.push(from + m.index + m[0].length);
+    word.lastIndex = from;
+    while (sum <= max * 2) {
+      const m = word.exec(text);
+      if (m === null || m.index >= b) break;
+      const end = Math.min(b, m.index + m[0].length);
+      sum += countTokens(text.slice(m.index, end));
+      cuts.push(end);
       sums.push(sum);
-      if (sum > max * 2) break; // far enough: the rest is the next piece's business
+      if (end === b) break;
+    }
+    if (cuts.length === 0) break;
+    if (cuts[cuts.length - 1] === b && countTokens(text.slice(from, b)) <= max) {
+      out.push({ start: from, end: b });
+      break;
     }
     const firstWordFits = countTokens(text.slice(from, cuts[0])) <= max;
     const end = firstWordFits ? fitPrefix(text, from, cuts, (i) => sums[i]!, max) : splitWord(text, from, cuts[0]!, max);
     out.push({ start: from, end });
     from = end;
-    while (from < b && /\s/.test(text[from]!)) from += 1;
+    while (from < b && isSpace(text[from])) from += 1;
+    yield;
   }
   return out.map((p) => ({ start: p.start, end: p.start + text.slice(p.start, p.end).trimEnd().length }));
 }
@@ -180,26 +292,26 @@ function splitWord(text: string, a: number, b: number, max: number): number {
     else hi = mid - 1;
   }
   // never cut a surrogate pair in two
-  if (lo < b && /[\uDC00-\uDFFF]/.test(text[lo]!) && lo - 1 > a) lo -= 1;
-  return lo;
+  return safeCut(text, lo, a);
 }
 
-function units(text: string, max: number): Unit[] {
+function* units(text: string, max: number): Sliced<Unit[]> {
   const out: Unit[] = [];
   for (const p of paragraphs(text)) {
     let first = true;
-    for (const s of paragraphSentences(text, p.start, p.end)) {
+    for (const s of yield* paragraphSentences(text, p.start, p.end)) {
       const tokens = countTokens(text.slice(s.start, s.end));
       if (tokens <= max) {
         out.push({ ...s, tokens, paragraphStart: first, fragment: false });
       } else {
-        for (const piece of splitLong(text, s.start, s.end, max)) {
+        for (const piece of yield* splitLong(text, s.start, s.end, max)) {
           const pieceTokens = countTokens(text.slice(piece.start, piece.end));
           out.push({ ...piece, tokens: pieceTokens, paragraphStart: first, fragment: true });
           first = false;
         }
       }
       first = false;
+      yield;
     }
   }
   return out;
@@ -208,16 +320,22 @@ function units(text: string, max: number): Unit[] {
 /** A chunk ending where a paragraph starts is preferred once it holds this share of maxTokens. */
 const PARAGRAPH_CUT_SHARE = 0.5;
 
+/** The chunks of a text (at once; remember runs chunking() in slices). */
 export function chunkText(text: string, opts: ChunkOptions): Chunk[] {
+  return finish(chunking(text, opts)).chunks;
+}
+
+/** chunkText as work in steps, with the text's token count (o200k, as countTokens). */
+export function* chunking(text: string, opts: ChunkOptions): Sliced<{ tokens: number; chunks: Chunk[] }> {
   const max = Math.max(1, Math.floor(opts.maxTokens));
   const overlapBudget = Math.max(0, Math.floor(opts.overlapTokens));
   const trimmedStart = text.length - text.trimStart().length;
   const trimmed = text.trim();
-  if (trimmed.length === 0) return [];
-  const whole = countTokens(trimmed);
-  if (whole <= max) return [{ index: 0, content: trimmed, tokenCount: whole, start: trimmedStart, end: trimmedStart + trimmed.length }];
+  if (trimmed.length === 0) return { tokens: 0, chunks: [] };
+  const whole = yield* counting(trimmed);
+  if (whole <= max) return { tokens: whole, chunks: [{ index: 0, content: trimmed, tokenCount: whole, start: trimmedStart, end: trimmedStart + trimmed.length }] };
 
-  const u = units(text, max);
+  const u = yield* units(text, max);
   // units are separated by whitespace, which may cost a token of its own
   const before: number[] = [0];
   for (const x of u) before.push(before[before.length - 1]! + x.tokens + 1);
@@ -256,6 +374,7 @@ export function chunkText(text: string, opts: ChunkOptions): Chunk[] {
       budget -= u[overlap - 1]!.tokens;
       overlap -= 1;
     }
+    yield;
   }
-  return chunks;
+  return { tokens: whole, chunks };
 }

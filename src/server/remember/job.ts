@@ -7,7 +7,8 @@ import { chunks as chunksTable, texts } from "../db/schema";
 import type { Models } from "../models/record";
 import type { Complexity, ExtractedGraph } from "../models/types";
 import { type Candidates, loadCandidates } from "./candidates";
-import { chunkText, countTokens } from "./chunk";
+import { chunking } from "./chunk";
+import { inSlices } from "../slices";
 import { nameKey, uniqueKeys } from "./normalize";
 import { keepOutput, readOutput } from "../runs/outputs";
 import { holdsRun, LeaseLostError } from "./manager";
@@ -180,11 +181,13 @@ export class RememberJob {
     }
     const { chunkTokens, overlapTokens } = this.ctx.settings;
     const text = this.params.text.trim();
-    const tokens = countTokens(text);
+    // in slices: a text of a megabyte takes seconds to chunk, which other requests must not wait for
+    const planned = await inSlices(chunking(text, { maxTokens: chunkTokens, overlapTokens }));
+    const tokens = planned.tokens;
     // The classifier may keep a text whole; never past twice the chunk size, so that a model
     // is not handed more than it can take.
     const whole = this.complexity?.chunk === false && tokens <= chunkTokens * 2;
-    const pieces = whole ? [{ content: text, tokenCount: tokens }] : chunkText(text, { maxTokens: chunkTokens, overlapTokens });
+    const pieces = whole ? [{ content: text, tokenCount: tokens }] : planned.chunks;
     this.chunks = pieces.map((p, index) => newChunk(index, p.content, p.tokenCount));
     // chunks stored by an attempt that died before its plan was kept (runs of an older version)
     for (const c of this.chunks) c.id = stored.get(c.index) ?? c.id;

@@ -69,7 +69,13 @@ export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult
   const run = { id: runId, datasetId, attempt: input.attempt };
   return db.transaction(async (tx) => {
     if (!(await holdsRun(tx as unknown as Db, run))) throw lost(run);
-    await tx
+    // the text is stored with its first chunk: later chunks do not send it again (it may be a megabyte)
+    const [known] = await tx
+      .select({ id: texts.id })
+      .from(texts)
+      .where(and(eq(texts.datasetId, datasetId), eq(texts.id, input.text.id)))
+      .limit(1);
+    if (!known) await tx
       .insert(texts)
       .values({
         datasetId,

@@ -21,14 +21,20 @@ export interface Gone {
   runIds: string[];
 }
 
+/** A subject's texts in one dataset, and the facts about the purged entity with the text that holds each. */
+export interface Found {
+  textIds: string[];
+  facts: { id: string; textId: string }[];
+}
+
 /** The texts to delete: the user's, or every text that names the entity or states a fact about it. */
-async function subjectTexts(tx: Db, datasetId: string, subject: Subject): Promise<{ textIds: string[]; factIds: string[] }> {
+export async function subjectTexts(tx: Db, datasetId: string, subject: Subject): Promise<Found> {
   if ("userId" in subject) {
     const rows = await tx
       .select({ id: texts.id })
       .from(texts)
       .where(and(eq(texts.datasetId, datasetId), eq(texts.userId, subject.userId)));
-    return { textIds: rows.map((r) => r.id), factIds: [] };
+    return { textIds: rows.map((r) => r.id), facts: [] };
   }
   const e = subject.entityId;
   const about = await tx
@@ -42,10 +48,22 @@ async function subjectTexts(tx: Db, datasetId: string, subject: Subject): Promis
         WHERE dataset_id = ${datasetId}
           AND ((target_kind = 'entity' AND target_id = ${e}) OR (target_kind = 'fact' AND target_id IN ${inIds(about.map((f) => f.id))}))`,
   );
-  return {
-    textIds: [...new Set([...about.map((f) => f.textId), ...named.map((r) => r.text_id)])],
-    factIds: about.map((f) => f.id),
-  };
+  return { textIds: [...new Set([...about.map((f) => f.textId), ...named.map((r) => r.text_id)])], facts: about };
+}
+
+/**
+ * The found texts in batches of at most `size`, each with the facts about the entity that those
+ * texts hold (a fact goes with its text). At least one batch, so that a purge by userId also
+ * redacts the runs that stored nothing.
+ */
+export function batches(found: Found, size: number): { textIds: string[]; factIds: string[] }[] {
+  const out: { textIds: string[]; factIds: string[] }[] = [];
+  for (let i = 0; i === 0 || i < found.textIds.length; i += size) {
+    const textIds = found.textIds.slice(i, i + size);
+    const mine = new Set(textIds);
+    out.push({ textIds, factIds: found.facts.filter((f) => mine.has(f.textId)).map((f) => f.id) });
+  }
+  return out;
 }
 
 /** Takes the chunks' lexemes out of the dataset's full-text statistics, as store added them. */
@@ -71,9 +89,18 @@ async function uncountTerms(tx: Db, datasetId: string, chunkIds: string[]): Prom
   return dropped?.n ?? 0;
 }
 
-/** Deletes the subject's texts in one dataset and what was stored from them; adds to `deleted`. */
-export async function purgeGraph(tx: Db, datasetId: string, subject: Subject, deleted: Tally<PurgedTable>): Promise<Gone> {
-  const found = await subjectTexts(tx, datasetId, subject);
+/**
+ * Deletes some of the subject's texts in one dataset (a batch of subjectTexts) and what was stored
+ * from them; adds to `deleted`. A fact another text also stated is moved to that text, which may
+ * be one of a later batch: it goes with that one.
+ */
+export async function purgeGraph(
+  tx: Db,
+  datasetId: string,
+  subject: Subject,
+  found: { textIds: string[]; factIds: string[] },
+  deleted: Tally<PurgedTable>,
+): Promise<Gone> {
   const textIn = inIds(found.textIds);
   const runs = await tx.selectDistinct({ runId: texts.runId }).from(texts).where(and(eq(texts.datasetId, datasetId), inArray(texts.id, textIn)));
   const chunkRows = await tx.select({ id: chunks.id }).from(chunks).where(and(eq(chunks.datasetId, datasetId), inArray(chunks.textId, textIn)));

@@ -5,7 +5,7 @@ import { allDatasets, resolveDataset } from "../datasets/datasets";
 import { type PurgeReceipt, purgeSubject } from "./purge";
 import type { PurgeInput } from "./schemas";
 
-/** subjects.purge: the caller's datasets (or one), the purge, and its audit event in one transaction. */
+/** subjects.purge: the caller's datasets (or one), the purge in batches (purge.ts), then its audit event. */
 export async function purge({ db, caller, input }: { db: Db; caller: Caller; input: PurgeInput }): Promise<PurgeReceipt> {
   const datasets = input.dataset ? [await resolveDataset(db, input.dataset, caller)] : await allDatasets({ db, scope: caller });
   const subject = input.userId !== undefined ? { userId: input.userId } : { entityId: input.entityId ?? "" };

@@ -8,6 +8,7 @@ import { queryRows } from "../db/rows";
 import { entities, facts, inferences, queryRuns, queryStageOutputs, rememberRuns, rememberStageOutputs, texts } from "../db/schema";
 import { NotFoundError } from "../errors";
 import { countRows, purgeSubject } from "./purge";
+import { PurgedTables, RedactedTables } from "./tally";
 
 const actor = { kind: "user" as const, id: "admin-1", label: "admin@test" };
 
@@ -289,5 +290,61 @@ describeEachDriver("subjects.purge", (ctx) => {
     const audit = await callerFor(app).audit.list({});
     expect(audit.items[0]).toMatchObject({ action: "subject.purge", details: { receiptId: receipt.id, deleted: receipt.deleted } });
     expect(JSON.stringify(audit.items[0])).not.toContain("u-dora");
+  });
+
+  it("purges in batches, letting the event loop turn between them, to the same end as one batch, then vacuums", async () => {
+    const { app } = ctx();
+    const db = app.database.db;
+    const [batched, whole] = [await freshDataset(app), await freshDataset(app)];
+    const texts = ["Alice lives in Paris.", "Alice works at Acme.", "Alice likes tea.", "Alice met Bob in Rome.", "Alice visited Lyon."];
+    for (const ds of [batched, whole]) {
+      for (const t of texts) await remember(app, ds.name, t, "u-alice");
+      await remember(app, ds.name, "Bob works at Acme.", "u-bob");
+    }
+    const before = await countRows(db, [batched.id]);
+    let ticks = 0;
+    let ticking = true;
+    const tick = () => {
+      ticks += 1;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const receipt = await purgeSubject({ db, datasets: [batched], subject: { userId: "u-alice" }, actor, batchSize: 2 });
+    ticking = false;
+    // three batches of texts and a vacuum per table: the loop turned between every one of them
+    expect(ticks).toBeGreaterThanOrEqual(3 + PurgedTables.length);
+    const after = await countRows(db, [batched.id]);
+    for (const table of Object.keys(before)) expect(before[table]! - after[table]!, table).toBe(receipt.deleted[table]);
+    expect(receipt.deleted.gb_texts).toBe(5);
+    // each run redacted once, however many batches saw it
+    expect(receipt.redacted.gb_remember_runs).toBe(5);
+    expect(receipt.vacuumed).toEqual([...PurgedTables, ...RedactedTables]);
+    expect(await orphans(db, batched.id)).toEqual([]);
+    // the same data purged in one batch ends the same
+    const one = await purgeSubject({ db, datasets: [whole], subject: { userId: "u-alice" }, actor });
+    expect(one.deleted).toEqual(receipt.deleted);
+    expect(one.redacted).toEqual(receipt.redacted);
+    expect(await entityNames(db, batched.id)).toEqual(await entityNames(db, whole.id));
+  });
+
+  it("a purge interrupted between datasets is finished by running it again; each receipt counts its own part", async () => {
+    const { app } = ctx();
+    const db = app.database.db;
+    const [one, two] = [await freshDataset(app), await freshDataset(app)];
+    for (const ds of [one, two]) {
+      await remember(app, ds.name, "Alice lives in Paris. Alice works at Acme.", "u-alice");
+      await remember(app, ds.name, "Bob lives in Rome.", "u-bob");
+    }
+    const before = await countRows(db, [one.id, two.id]);
+    // as if it had stopped after the first dataset
+    const first = await purgeSubject({ db, datasets: [one], subject: { userId: "u-alice" }, actor });
+    const again = await purgeSubject({ db, datasets: [one, two], subject: { userId: "u-alice" }, actor });
+    const after = await countRows(db, [one.id, two.id]);
+    for (const table of Object.keys(before)) expect(before[table]! - after[table]!, table).toBe(first.deleted[table]! + again.deleted[table]!);
+    expect(again.deleted.gb_texts).toBe(1);
+    for (const ds of [one, two]) {
+      expect(await db.select({ userId: texts.userId }).from(texts).where(and(eq(texts.datasetId, ds.id), eq(texts.userId, "u-alice")))).toEqual([]);
+    }
+    for (const ds of [one, two]) expect(await orphans(db, ds.id)).toEqual([]);
   });
 });

@@ -4,20 +4,31 @@ import type { Db } from "../db/client";
 import { queryRows } from "../db/rows";
 import { entities } from "../db/schema";
 import { NotFoundError } from "../errors";
-import { purgeGraph, type Subject } from "./graph";
+import { batches, purgeGraph, type Subject, subjectTexts } from "./graph";
+import { turn } from "../slices";
 import { purgeRuns, type PurgeStamp } from "./runs";
 import { inIds, PurgedTables, RedactedTables, zeroTally } from "./tally";
 
 /*
  * subjects.purge (#5): deletes a person's data (by the app's userId, or by their entity) from the
- * given datasets, in one transaction: the texts and all stored from them (graph.ts), and what the
- * run logs kept of them (runs.ts). Per dataset:
+ * given datasets: the texts and all stored from them (graph.ts), and what the run logs kept of
+ * them (runs.ts). Per dataset:
  *   texts    the user's; or those naming the entity or stating a fact about it
  *   graph    their chunks, facts and mentions; the entities left unsupported; the BM25 statistics
  *   runs     remember runs that stored them (and, by userId, every run naming the user): params
  *            replaced by the stamp, inferences and stage outputs deleted; query runs whose receipts
  *            cite a deleted row likewise; other remember runs' candidate outputs that cite one
+ *
+ * In batches (#11): one transaction per PURGE_BATCH texts of one dataset, the event loop turning
+ * between them, so that a purge across a thousand datasets does not hold every other request
+ * (on PGlite one long transaction held the process for 42 s). Every batch leaves the graph
+ * consistent: a batch deletes whole texts with everything stored from them. A purge that is
+ * interrupted is run again to finish (it finds what is left); each call's receipt counts what
+ * that call deleted. Then the tables are vacuumed (outside any transaction, one at a time).
  */
+
+/** Texts of one dataset deleted per transaction. */
+export const PURGE_BATCH = 50;
 
 export interface PurgeReceipt {
   id: string;
@@ -30,6 +41,8 @@ export interface PurgeReceipt {
   deleted: Record<string, number>;
   /** run-log rows whose params were replaced by the stamp */
   redacted: Record<string, number>;
+  /** the tables vacuumed after the purge */
+  vacuumed: string[];
 }
 
 export interface PurgeActor {
@@ -43,7 +56,9 @@ export async function purgeSubject(args: {
   datasets: { id: string; name: string }[];
   subject: Subject;
   actor: PurgeActor;
-  /** runs in the purge's transaction with the receipt: the audit event commits with the purge */
+  /** texts per transaction (default PURGE_BATCH) */
+  batchSize?: number;
+  /** records the receipt (the audit event), in a transaction of its own after the last batch */
   record?: (tx: Db, receipt: PurgeReceipt) => Promise<void>;
 }): Promise<PurgeReceipt> {
   const { db, subject } = args;
@@ -54,17 +69,37 @@ export async function purgeSubject(args: {
   const deleted = zeroTally(PurgedTables);
   const redacted = zeroTally(RedactedTables);
   const ref = createHash("sha256").update(value).digest("hex").slice(0, 16);
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
-    const targets = "entityId" in subject ? await holding(tx, args.datasets, subject.entityId) : args.datasets;
-    for (const ds of targets) {
-      const gone = await purgeGraph(tx, ds.id, subject, deleted);
-      await purgeRuns(tx, ds.id, subject, gone, stamp, deleted, redacted);
+  const targets = "entityId" in subject ? await holding(db, args.datasets, subject.entityId) : args.datasets;
+  for (const ds of targets) {
+    const found = await subjectTexts(db, ds.id, subject);
+    for (const batch of batches(found, args.batchSize ?? PURGE_BATCH)) {
+      await turn();
+      await db.transaction(async (t) => {
+        const tx = t as unknown as Db;
+        const gone = await purgeGraph(tx, ds.id, subject, batch, deleted);
+        await purgeRuns(tx, ds.id, subject, gone, stamp, deleted, redacted);
+      });
     }
-    const receipt: PurgeReceipt = { id, at, subject: { kind, ref }, datasets: targets.map((d) => d.name), deleted, redacted };
-    await args.record?.(tx, receipt);
-    return receipt;
-  });
+  }
+  const receipt: PurgeReceipt = { id, at, subject: { kind, ref }, datasets: targets.map((d) => d.name), deleted, redacted, vacuumed: [] };
+  if (args.record) await db.transaction((tx) => args.record!(tx as unknown as Db, receipt));
+  receipt.vacuumed = await vacuum(db, [...PurgedTables, ...RedactedTables]);
+  return receipt;
+}
+
+/**
+ * VACUUM each table (not inside a transaction: Postgres refuses), so that the deleted rows' space
+ * is cleaned of them now rather than when autovacuum (Postgres) or nothing (PGlite) gets to it.
+ * What may still hold the data afterwards is in the README (Purge). Returns the tables vacuumed.
+ */
+export async function vacuum(db: Db, tables: readonly string[]): Promise<string[]> {
+  const done: string[] = [];
+  for (const t of tables) {
+    await turn();
+    await db.execute(sql`VACUUM ${sql.identifier(t)}`);
+    done.push(t);
+  }
+  return done;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

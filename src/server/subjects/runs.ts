@@ -53,8 +53,9 @@ async function redactRuns(
   const rows = await queryRows<{ id: string }>(
     tx,
     // a remember run's idempotency hash is a fingerprint of the person's text: it goes too
+    // a run this purge redacted in an earlier batch is not counted again
     sql`UPDATE ${log.runs} SET params = ${JSON.stringify(stamp)}::jsonb${kind === "remember" ? sql`, idempotency_hash = NULL` : sql``}
-        WHERE dataset_id = ${datasetId} AND id IN ${ids} RETURNING id`,
+        WHERE dataset_id = ${datasetId} AND id IN ${ids} AND params IS DISTINCT FROM ${JSON.stringify(stamp)}::jsonb RETURNING id`,
   );
   redacted[log.runsName] += rows.length;
   await dropDeletedInferenceIds(tx, kind, datasetId, runIds);

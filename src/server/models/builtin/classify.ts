@@ -1,5 +1,6 @@
+import { finish, type Sliced } from "../../slices";
 import type { Complexity } from "../types";
-import { estimateTokens, words } from "./text";
+import { countingWords } from "./text";
 
 /** At or above this many (estimated) tokens a text is complex and gets chunked. */
 export const COMPLEX_TOKENS = 400;
@@ -8,16 +9,25 @@ export const DENSE_MIN_TOKENS = 200;
 export const DENSE_NAMES_PER_100_WORDS = 20;
 
 /** Capitalised words that do not start a sentence: a cheap count of names, no parse needed. */
-function countNames(text: string): number {
+function* countingNames(text: string): Sliced<number> {
   let n = 0;
-  for (const m of text.matchAll(/(?<![.!?]\s*|^\s*)\b\p{Lu}[\p{L}'’-]*/gu)) if (m[0] !== "I") n += 1;
+  let seen = 0;
+  for (const m of text.matchAll(/(?<![.!?]\s*|^\s*)\b\p{Lu}[\p{L}'’-]*/gu)) {
+    if (m[0] !== "I") n += 1;
+    if (++seen % 4096 === 0) yield;
+  }
   return n;
 }
 
 export function classifyText(text: string): Complexity {
-  const tokens = estimateTokens(text);
-  const wordCount = words(text).length;
-  const names = countNames(text);
+  return finish(classifying(text));
+}
+
+/** classifyText as work in steps: a text of a megabyte is read a few thousand words at a time. */
+export function* classifying(text: string): Sliced<Complexity> {
+  const wordCount = yield* countingWords(text);
+  const tokens = Math.round(wordCount * 1.3); // estimateTokens
+  const names = yield* countingNames(text);
   const density = wordCount === 0 ? 0 : Math.round((names / wordCount) * 1000) / 10;
   const figures = `~${tokens} tokens, ${names} names (${density} per 100 words)`;
   if (tokens >= COMPLEX_TOKENS) {

@@ -1,3 +1,4 @@
+import type { Sliced } from "../../slices";
 import { STOP_WORDS, words } from "./text";
 
 /**
@@ -47,4 +48,14 @@ export function embedText(text: string, dimensions = EMBEDDING_DIMENSIONS): numb
   norm = Math.sqrt(norm);
   // an empty (or all-punctuation) text is the zero vector, never NaN
   return Array.from(vec, (x) => (norm > 0 ? x / norm : 0));
+}
+
+/** Embeddings of several texts as work in steps, a text at a time. */
+export function* embedding(texts: readonly string[]): Sliced<number[][]> {
+  const out: number[][] = [];
+  for (const t of texts) {
+    out.push(embedText(t));
+    yield;
+  }
+  return out;
 }

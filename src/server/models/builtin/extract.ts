@@ -10,6 +10,7 @@ import { EntityRegistry } from "./entities";
 import { findAliases, type AliasDeclaration } from "./aliases";
 import { isNicknamePair } from "./nicknames";
 import { ORG_PREDICATES, PERSON_SUBJECT_PREDICATES, PLACE_PREDICATES } from "./lexicon";
+import { finish, type Sliced } from "../../slices";
 
 /**
  * Heuristic graph extraction: compromise finds names and noun phrases, clause patterns turn
@@ -17,6 +18,11 @@ import { ORG_PREDICATES, PERSON_SUBJECT_PREDICATES, PLACE_PREDICATES } from "./l
  * linked to the sentence's subject (or the speaker) by a `mentions` fact so retrieval finds it.
  */
 export function extractGraph(input: { text: string; occurredAt?: string | null; speaker?: string | null }): ExtractedGraph {
+  return finish(extracting(input));
+}
+
+/** extractGraph as work in steps, a sentence at a time. */
+export function* extracting(input: { text: string; occurredAt?: string | null; speaker?: string | null }): Sliced<ExtractedGraph> {
   const ctx: PronounContext = { speaker: input.speaker?.trim() || null, lastPerson: null };
   const ref = parseReference(input.occurredAt);
   const registry = new EntityRegistry();
@@ -37,6 +43,7 @@ export function extractGraph(input: { text: string; occurredAt?: string | null; 
       }
     }
     for (const a of aliases) facts.push(aliasFact(a, drafted, sentence, registry));
+    yield;
   }
   const { entities, canonical } = registry.finish();
   const seen = new Set<string>();

@@ -1,18 +1,21 @@
 import type { ModelProvider } from "../types";
 import { answerFromContext } from "./answer";
 import { builtinChat } from "./chat";
-import { classifyText } from "./classify";
-import { EMBEDDING_DIMENSIONS, embedText } from "./embed";
-import { extractGraph } from "./extract";
+import { inSlices } from "../../slices";
+import { classifying } from "./classify";
+import { EMBEDDING_DIMENSIONS, embedding } from "./embed";
+import { extracting } from "./extract";
 import { resolveEdges } from "./resolve";
 import { BUILTIN_MODELS, builtinResult } from "./result";
 import { summarizeText } from "./summarize";
-import { estimateTokens } from "./text";
+import { estimateTokens, estimating } from "./text";
 
 /**
  * The builtin provider: deterministic, offline algorithms behind the model interface, so that
  * the app runs its whole job with no network and tests are repeatable. Call options (model,
  * reasoning) do not apply and are ignored; every result names the algorithm that produced it.
+ * The tasks that read a whole text or a chunk run in slices (../../slices): they share the
+ * request thread, and a megabyte of text must not stop it answering.
  */
 export function createBuiltinProvider(): ModelProvider {
   return {
@@ -20,11 +23,12 @@ export function createBuiltinProvider(): ModelProvider {
     embeddingDimensions: EMBEDDING_DIMENSIONS,
     semanticEmbeddings: false,
     async classifyComplexity(input) {
-      const value = classifyText(input.text);
-      return builtinResult(BUILTIN_MODELS.classify, input, value, estimateTokens(input.text), estimateTokens(value.reason));
+      const value = await inSlices(classifying(input.text));
+      const tokensIn = await inSlices(estimating(input.text));
+      return builtinResult(BUILTIN_MODELS.classify, input, value, tokensIn, estimateTokens(value.reason));
     },
     async extractGraph(input) {
-      const value = extractGraph(input);
+      const value = await inSlices(extracting(input));
       const out = value.facts.map((f) => f.sentence).join(" ") + " " + value.entities.map((e) => e.name).join(" ");
       return builtinResult(BUILTIN_MODELS.extract, input, value, estimateTokens(input.text), estimateTokens(out));
     },
@@ -44,7 +48,7 @@ export function createBuiltinProvider(): ModelProvider {
       return builtinResult(BUILTIN_MODELS.resolve, input, value, tokensIn, estimateTokens(JSON.stringify(value)));
     },
     async embed(input) {
-      const value = input.texts.map((t) => embedText(t));
+      const value = await inSlices(embedding(input.texts));
       const tokensIn = input.texts.reduce((sum, t) => sum + estimateTokens(t), 0);
       // the response is a digest: vectors would bloat every inference row
       const result = builtinResult(BUILTIN_MODELS.embed, input, value, tokensIn, null);

@@ -1,3 +1,5 @@
+import { finish, type Sliced } from "../../slices";
+
 /**
  * Small text helpers shared by the builtin tasks. Kept free of compromise so that the cheap
  * tasks (embed, summarize, answer) do not pay for a full NLP parse.
@@ -16,13 +18,25 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
   ).split(" "),
 );
 
+const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
+
 /** Lower-cased word tokens (letters, digits, inner apostrophes dropped: "don't" → "dont"). */
 export function words(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.toLowerCase().matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu)) {
+  for (const m of text.toLowerCase().matchAll(WORD)) {
     out.push(m[0].replace(/['’]/g, ""));
   }
   return out;
+}
+
+/** How many words(text) has, a few thousand at a time (a long text is read in slices). */
+export function* countingWords(text: string): Sliced<number> {
+  let n = 0;
+  for (const _ of text.toLowerCase().matchAll(WORD)) {
+    n += 1;
+    if (n % 4096 === 0) yield;
+  }
+  return n;
 }
 
 /** Words that carry meaning: no stop words, no one-letter tokens. */
@@ -32,7 +46,12 @@ export function contentWords(text: string): string[] {
 
 /** A cheap token estimate (about 1.3 tokens per English word), the figure every builtin task reports. */
 export function estimateTokens(text: string): number {
-  return Math.round(words(text).length * 1.3);
+  return finish(estimating(text));
+}
+
+/** estimateTokens as work in steps. */
+export function* estimating(text: string): Sliced<number> {
+  return Math.round((yield* countingWords(text)) * 1.3);
 }
 
 /**

@@ -1,0 +1,124 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import type { BenchDatabase } from "./databases";
+import { pct } from "./query";
+import { seedGraph } from "./seed";
+import { type Shape, shapedText } from "./texts";
+import { createDataset } from "../../src/server/datasets/datasets";
+import { LOCAL_CALLER } from "../../src/server/auth/caller";
+
+/*
+ * Responsiveness (#11): while the app remembers a 1 MiB text with builtin models, does it still
+ * answer? The app runs as users run it: an HTTP server in a process of its own that also runs the
+ * remember worker. One client submits the text; two others loop on GET /api/health and on
+ * query.ask over another dataset (1k facts) until the run ends. Targets: health p99 ≤ 200 ms,
+ * ask p99 ≤ 1 s, the remember within 60 s.
+ */
+
+const KEY = "gb_bench_key_0000000000000000000000";
+const auth = { "content-type": "application/json", authorization: `Bearer ${KEY}` };
+
+async function waitUp(url: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`bench server did not answer at ${url}`);
+}
+
+async function trpc(base: string, path: string, input: unknown, method: "GET" | "POST"): Promise<unknown> {
+  const body = JSON.stringify({ json: input });
+  const res =
+    method === "GET"
+      ? await fetch(`${base}/api/trpc/${path}?input=${encodeURIComponent(body)}`, { headers: auth })
+      : await fetch(`${base}/api/trpc/${path}`, { method, headers: auth, body });
+  if (!res.ok) throw new Error(`${path} over HTTP failed: ${res.status} ${(await res.text()).slice(0, 300)}`);
+  return ((await res.json()) as { result: { data: { json: unknown } } }).result.data.json;
+}
+
+/** Calls `call` one after the other until `done()`, and keeps each call's latency. */
+async function loop(call: () => Promise<unknown>, done: () => boolean, pauseMs: number): Promise<number[]> {
+  const out: number[] = [];
+  while (!done()) {
+    const t = performance.now();
+    await call();
+    out.push(performance.now() - t);
+    await new Promise((r) => setTimeout(r, pauseMs));
+  }
+  return out;
+}
+
+export async function benchResponsiveness(db: BenchDatabase, env: Record<string, string>, shapes: Shape[], bytes: number, limitS: number): Promise<string[][]> {
+  const { datasetName: askDataset, people } = await seedGraph(db.database.db, 1000);
+  const big = await createDataset({ db: db.database.db, caller: LOCAL_CALLER, input: { name: `bench-big-${Date.now()}` } });
+  if (db.name === "pglite") await db.database.close(); // one PGlite data dir admits one process
+  const port = 3800 + Math.floor(Math.random() * 90);
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/bench/serve.ts"], {
+    env: {
+      ...process.env,
+      ...env,
+      GB_MODELS: "builtin",
+      BENCH_PORT: String(port),
+      BENCH_WORKER: "1",
+      GB_BOOTSTRAP_API_KEY: KEY,
+      GB_RATE_LIMIT_QUERY: "0",
+      GB_RATE_LIMIT_REMEMBER: "0",
+      GB_MAX_TEXT_BYTES: String(Math.max(bytes, 1_048_576)),
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const rows: string[][] = [["db", "text", "chunks", "remember s", "health n", "health p50 ms", "health p99 ms", "health max ms", "ask n", "ask p50 ms", "ask p99 ms", "targets"]];
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    await waitUp(`${base}/api/health`);
+    for (const shape of shapes) {
+      const text = shapedText(shape, bytes);
+      const started = performance.now();
+      const { rememberRunId } = (await trpc(base, "remember.submit", { dataset: big.name, text }, "POST")) as { rememberRunId: string };
+      let ended: { status: string; progress?: { chunksTotal: number } } | null = null;
+      const done = () => ended !== null || performance.now() - started > limitS * 1000;
+      const watch = (async () => {
+        while (!done()) {
+          await new Promise((r) => setTimeout(r, 500));
+          const run = (await trpc(base, "remember.get", { id: rememberRunId }, "GET")) as { status: string; progress?: { chunksTotal: number } };
+          if (run.status === "succeeded" || run.status === "failed") ended = run;
+        }
+      })();
+      let q = 0;
+      const [health, asks] = await Promise.all([
+        loop(() => fetch(`${base}/api/health`).then((r) => r.arrayBuffer()), done, 20),
+        loop(() => trpc(base, "query.ask", { dataset: askDataset, question: `Where does Person${(q++ % people) + 1} live?` }, "POST"), done, 20),
+        watch,
+      ]);
+      const seconds = (performance.now() - started) / 1000;
+      const end = ended as { status: string; progress?: { chunksTotal: number } } | null;
+      const f = (x: number) => x.toFixed(0);
+      rows.push([
+        db.name,
+        `${shape} ${Math.round(bytes / 1024)} KiB`,
+        String(end?.progress?.chunksTotal ?? "?"),
+        end ? `${seconds.toFixed(1)}${end.status === "succeeded" ? "" : ` (${end.status})`}` : `> ${limitS} (not done)`,
+        String(health.length),
+        f(pct(health, 50)),
+        f(pct(health, 99)),
+        f(Math.max(...health)),
+        String(asks.length),
+        f(pct(asks, 50)),
+        f(pct(asks, 99)),
+        "health p99 ≤ 200, ask p99 ≤ 1000, ≤ 60 s",
+      ]);
+      if (!end) break; // the run goes on in the server: the next text would queue behind it
+    }
+  } finally {
+    // a run still going would hold a graceful stop until it ends
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+  return rows;
+}
