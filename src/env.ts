@@ -78,7 +78,7 @@ export const EnvSchema = z
     GB_TRUST_PROXY: withDefault(z.coerce.number().int().min(0).max(10), 0),
     /** create this first owner at start-up when there is no account yet */
     GB_BOOTSTRAP_EMAIL: opt(z.email()),
-    GB_BOOTSTRAP_PASSWORD: opt(z.string().min(8, "must be at least 8 characters").max(128, "must be at most 128 characters")),
+    GB_BOOTSTRAP_PASSWORD: opt(z.string().min(8, "must be at least 8 characters")),
     /** create (or keep) an owner API key of the default team with this value at start-up */
     GB_BOOTSTRAP_API_KEY: opt(z.string().min(24, "must be at least 24 characters")),
     /** calls per minute per API key; 0 = no limit */

@@ -393,8 +393,9 @@ describeEachDriver("remember manager", (ctx, driver) => {
     const a = manager({ execute: stuck, owner: "a", leaseMs: 300 });
     a.start();
     await until("the run to start", async () => (await runRow(db(), id!)).status === "started");
-    // the lease is taken back (as a sweep would, after a heartbeat that came too late)
-    await db().execute(sql`UPDATE gb_remember_runs SET lease_expires_at = now() - interval '1 s' WHERE id = ${id!}`);
+    // the lease is lost: expired, and no longer a's (a heartbeat that came too late; were the
+    // owner left as it is, a's next heartbeat could renew it before b's sweep on a loaded machine)
+    await db().execute(sql`UPDATE gb_remember_runs SET lease_expires_at = now() - interval '1 s', lease_owner = 'a (lost)' WHERE id = ${id!}`);
     const rec = recorder(db(), { ms: 5 });
     const b = manager({ execute: rec.execute, owner: "b", retry: { maxAttempts: 3, baseMs: 0, maxMs: 0 } });
     b.start();
