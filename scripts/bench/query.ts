@@ -47,7 +47,8 @@ export async function benchQueryLatency(dbs: BenchDatabase[], sizes: number[], q
   return rows;
 }
 
-async function waitUp(url: string): Promise<void> {
+/** Resolves once `url` answers 200 (a bench server has started); fails after 60 s. */
+export async function waitUp(url: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
     try {
       if ((await fetch(url)).ok) return;
@@ -59,7 +60,8 @@ async function waitUp(url: string): Promise<void> {
   throw new Error(`bench server did not answer at ${url}`);
 }
 
-const BENCH_KEY = "gb_bench_key_0000000000000000000000";
+/** The bench servers' bootstrap API key. */
+export const BENCH_KEY = "gb_bench_key_0000000000000000000000";
 
 /** Queries per second over HTTP: a server process of its own, `clients` loops for `seconds`. */
 export async function benchQueryHttp(db: BenchDatabase, env: Record<string, string>, clientsList: number[], seconds: number): Promise<string[][]> {

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { BenchDatabase } from "./databases";
-import { pct } from "./query";
+import { BENCH_KEY, pct, waitUp } from "./query";
 import { seedGraph } from "./seed";
 import { type Shape, shapedText } from "./texts";
 import { createDataset } from "../../src/server/datasets/datasets";
@@ -14,20 +14,8 @@ import { LOCAL_CALLER } from "../../src/server/auth/caller";
  * ask p99 ≤ 1 s, the remember within 60 s.
  */
 
-const KEY = "gb_bench_key_0000000000000000000000";
+const KEY = BENCH_KEY;
 const auth = { "content-type": "application/json", authorization: `Bearer ${KEY}` };
-
-async function waitUp(url: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`bench server did not answer at ${url}`);
-}
 
 async function trpc(base: string, path: string, input: unknown, method: "GET" | "POST"): Promise<unknown> {
   const body = JSON.stringify({ json: input });
