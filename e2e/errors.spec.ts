@@ -8,7 +8,7 @@ import { cleanUp, health, type Server, startServer, tempDir } from "./server";
 /*
  * Error answers of the built app (`next build` + `next start`), where server code is bundled
  * twice and an error class of one copy is not the other's (vitest cannot see that): 429 with
- * Retry-After, 502 for a model failure, 404, 400, 409, 413; refused calls log no stack; then the
+ * Retry-After, 502 for a model failure, 404, 400, 409, 413, 431; refused calls log no stack; then the
  * fuzzer of src/test/fuzz.ts against this server. Its own server: auth on with an owner key, a
  * query limit of 3 a minute, the openai provider against the loopback fake model server
  * (e2e/fake-model-server.ts: a question with [fail-answer] gets a 500 from the "model").
@@ -58,7 +58,7 @@ test.afterAll(async () => {
   await cleanUp();
 });
 
-test("404, 400, 409, 413 and 401 through the built app", async ({ request }) => {
+test("404, 400, 409, 413, 431 and 401 through the built app", async ({ request }) => {
   const missing = await query(request, "graph.entity", { dataset: "no-such-dataset", id: "00000000-0000-4000-8000-000000000000" });
   expect(missing.status()).toBe(404);
   expect((await errorOf(missing)).data.code).toBe("NOT_FOUND");
@@ -81,6 +81,13 @@ test("404, 400, 409, 413 and 401 through the built app", async ({ request }) => 
 
   const large = await mutate(request, "remember.submit", { dataset: fixture.dataset, text: "Ann moved to Oslo. ".repeat(200) });
   expect(large.status()).toBe(413);
+
+  // past Node's 16 KiB header limit: refused before the app, but with an answer, not a reset
+  for (let i = 0; i < 5; i++) {
+    const tooLong = await query(request, "runs.remember.list", { dataset: fixture.dataset, cursor: "é".repeat(300_000) });
+    expect(tooLong.status()).toBe(431);
+    expect((await tooLong.json()) as unknown).toMatchObject({ error: { message: expect.stringContaining("POST body") } });
+  }
 
   const nobody = await mutate(request, "datasets.create", { name: "nobody-made" }, {});
   expect(nobody.status()).toBe(401);

@@ -4,7 +4,9 @@
  * that fails (reportStartupFailure); and take over SIGTERM and SIGINT, so that stopping the
  * server hands the remember runs in flight back to the queue and closes the database
  * (src/server/shutdown.ts); and stamp each request with its client's address, which the sign-in
- * limit counts (src/server/auth/client-address.ts).
+ * limit counts (src/server/auth/client-address.ts); and answer requests Node cannot parse (a URL
+ * past 16 KiB) with a lingering close, so the client reads the 431 instead of a reset
+ * (src/server/http-refusals.ts).
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
@@ -14,6 +16,8 @@ export async function register(): Promise<void> {
   const { env } = await import("./env");
   const { installClientAddressStamp } = await import("./server/auth/client-address");
   installClientAddressStamp(env().GB_TRUST_PROXY);
+  const { installLingeringRefusals } = await import("./server/http-refusals");
+  installLingeringRefusals();
   installShutdown({ app: () => getApp().catch(() => null), graceMs: env().GB_SHUTDOWN_GRACE_MS });
   getApp().catch(reportStartupFailure);
 }
