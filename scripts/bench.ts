@@ -76,7 +76,7 @@ if (want("http")) {
   }
 }
 if (want("responsive")) {
-  const shapes = z.array(z.enum(SHAPES)).parse((process.env.BENCH_RESPONSIVE_SHAPES ?? "prose").split(",")) as Shape[];
+  const shapes = z.array(z.enum(SHAPES)).parse((process.env.BENCH_RESPONSIVE_SHAPES ?? "story").split(",")) as Shape[];
   const bytes = Number(process.env.BENCH_RESPONSIVE_KB ?? 1024) * 1024;
   const limitS = Number(process.env.BENCH_RESPONSIVE_LIMIT_S ?? 300);
   console.log("\nresponsiveness while remembering a big text, builtin models, HTTP server with its remember worker in a process of its own");

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { describeEachDriver, freshDataset } from "../../test/db";
 import type { Db } from "../db/client";
 import { queryRows } from "../db/rows";
 import { entities, facts } from "../db/schema";
-import { type CandidateQuery, FACTS_PER_PREDICATE, loadCandidates, sqlNameKey } from "./candidates";
+import { type CandidateQuery, type EntityCandidate, FACTS_PER_PREDICATE, keysToCompare, loadCandidates, sqlNameKey } from "./candidates";
 import { nameKey } from "./normalize";
 
 /*
@@ -128,5 +128,36 @@ describeEachDriver("load_candidates", (ctx) => {
       const [row] = await queryRows<{ k: string }>(app.database.db, sql`SELECT ${sqlNameKey(sql`${v}::text`)} AS k`);
       expect(row!.k, v).toBe(nameKey(v));
     }
+  });
+});
+
+describe("keysToCompare: similar names only for entities no existing one is named exactly like", () => {
+  const exact = (nameKey: string, aliasKeys: string[] = []): EntityCandidate => ({
+    id: nameKey,
+    name: nameKey,
+    nameKey,
+    type: "person",
+    aliases: aliasKeys,
+    aliasKeys,
+    summary: null,
+    via: "exact",
+    forKey: null,
+    score: 1,
+  });
+
+  it("drops the keys of an entity whose name is an existing name, keeps the others'", () => {
+    expect(keysToCompare([["ann lee", "ann"], ["bob"]], [exact("ann lee")])).toEqual(["bob"]);
+  });
+
+  it("an alias matched exactly is not the name: the entity's keys are still compared", () => {
+    expect(keysToCompare([["annie", "ann"]], [exact("ann lee", ["ann"])])).toEqual(["annie", "ann"]);
+  });
+
+  it("a key two entities share is compared when either needs it, once", () => {
+    expect(keysToCompare([["ann lee", "ann"], ["annie", "ann"]], [exact("ann lee")])).toEqual(["annie", "ann"]);
+  });
+
+  it("an entity whose name has no key keeps its aliases' keys", () => {
+    expect(keysToCompare([["", "ann"]], [])).toEqual(["ann"]);
   });
 });

@@ -54,6 +54,13 @@ export interface CandidateQuery {
   datasetId: string;
   /** normalised names and aliases of the chunk's entities */
   keys: string[];
+  /**
+   * The same keys by entity, its name's key first. When given, similar names are searched only
+   * for the entities no existing entity is named exactly like: resolve_edges takes an exact name
+   * match as it is and never looks at the similar names found for it (on a long text most names
+   * are met again, and the trigram search was most of the time of load_candidates).
+   */
+  entityKeys?: string[][];
   /** name embeddings of the entities no exact match found, by key */
   vectors: { key: string; vector: number[] }[];
   /**
@@ -202,12 +209,16 @@ async function currentFacts(db: Db, datasetId: string, entityIds: string[], said
   ).map(toFact);
 }
 
+/** The keys of the entities whose name's key is no exact match's name (see entityKeys). */
+export function keysToCompare(entityKeys: string[][], exact: EntityCandidate[]): string[] {
+  const named = new Set(exact.map((c) => c.nameKey));
+  return [...new Set(entityKeys.filter((keys) => !named.has(keys[0] ?? "")).flat())].filter(Boolean);
+}
+
 export async function loadCandidates(db: Db, q: CandidateQuery): Promise<Candidates> {
-  const [exact, similar, near] = [
-    await exactEntities(db, q.datasetId, q.keys),
-    await similarNames(db, q.datasetId, q.keys),
-    await nearEntities(db, q),
-  ];
+  const exact = await exactEntities(db, q.datasetId, q.keys);
+  const similar = await similarNames(db, q.datasetId, q.entityKeys ? keysToCompare(q.entityKeys, exact) : q.keys);
+  const near = await nearEntities(db, q);
   // one entry per entity: the strongest way it was found
   const rank = { exact: 0, trigram: 1, vector: 2 } as const;
   const byId = new Map<string, EntityCandidate>();

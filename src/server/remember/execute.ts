@@ -54,7 +54,12 @@ export async function executeRememberRun(app: App, claimed: ClaimedRun, signal: 
       params,
     );
     await job.resume();
-    await run(rememberPipeline, job, log, { signal, log: logError });
+    try {
+      await run(rememberPipeline, job, log, { signal, log: logError });
+    } finally {
+      // what the per-chunk stages produced for chunks no store took along (a failed attempt)
+      await job.keepPending().catch((e: unknown) => logError(`remember run ${claimed.id}: stage outputs could not be kept`, e));
+    }
   } catch (e) {
     // the stages as they ended reach the row before the manager ends the attempt
     await log.settle();

@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { chunks, entities, facts, mentions, texts, type TextSource } from "../db/schema";
-import { keepOutput } from "../runs/outputs";
+import { type KeptOutput, keepOutputs } from "../runs/outputs";
 import { holdsRun, LeaseLostError } from "./manager";
 import { nameKey } from "./normalize";
 import type { Plan } from "./resolve";
@@ -24,6 +24,8 @@ export interface StoreInput {
   /** embeddings of the plan's entities (by id) and new facts (by id) */
   vectors: Map<string, number[]>;
   linkSeries: boolean;
+  /** what the chunk's earlier stages (and other chunks' extraction, run ahead) produced, kept with it */
+  kept?: readonly KeptOutput[];
 }
 
 export interface StoreResult {
@@ -131,11 +133,16 @@ export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult
         })),
       );
     }
-    for (const inv of plan.invalidations) {
-      await tx
-        .update(facts)
-        .set({ invalidAt: inv.invalidAt, expiredAt: now, invalidatedRunId: runId, invalidatedBy: inv.by })
-        .where(and(eq(facts.datasetId, datasetId), eq(facts.id, inv.factId), isNull(facts.expiredAt)));
+    if (plan.invalidations.length > 0) {
+      // one statement for the chunk's invalidations (a chunk of a long text may retire dozens)
+      const rows = sql.join(
+        plan.invalidations.map((inv) => sql`(${inv.factId}::uuid, ${inv.invalidAt?.toISOString() ?? null}::timestamptz, ${inv.by}::uuid)`),
+        sql`, `,
+      );
+      await tx.execute(sql`
+        UPDATE gb_facts f SET invalid_at = v.invalid_at, expired_at = ${now.toISOString()}::timestamptz, invalidated_run_id = ${runId}::uuid, invalidated_by = v.by
+        FROM (VALUES ${rows}) AS v(id, invalid_at, by)
+        WHERE f.dataset_id = ${datasetId} AND f.id = v.id AND f.expired_at IS NULL`);
     }
     for (const d of plan.duplicates) {
       if (!d.validAt) continue;
@@ -168,7 +175,7 @@ export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult
       seriesPosition,
     };
     // the chunk's record of being done, with the chunk: a later attempt resumes after it
-    await keepOutput(tx as unknown as Db, "remember", { datasetId, runId }, "store", input.chunk.index, result);
+    await keepOutputs(tx as unknown as Db, "remember", { datasetId, runId }, [...(input.kept ?? []), { stage: "store", itemIndex: input.chunk.index, output: result }]);
     return result;
   });
 }

@@ -7,6 +7,13 @@ import { runDataset } from "./find";
 
 export const outputTables = { remember: rememberStageOutputs, query: queryStageOutputs } as const;
 
+/** What a stage produced for one item (0 for a stage that runs once). */
+export interface KeptOutput {
+  stage: string;
+  itemIndex: number;
+  output: unknown;
+}
+
 /** Keeps what a stage produced for one item (0 for a stage that runs once). */
 export async function keepOutput(
   db: Db,
@@ -16,10 +23,18 @@ export async function keepOutput(
   itemIndex: number,
   output: unknown,
 ): Promise<void> {
+  await keepOutputs(db, kind, at, [{ stage, itemIndex, output }]);
+}
+
+/** Keeps several outputs in one statement; of two for the same stage and item, the later. */
+export async function keepOutputs(db: Db, kind: RunKind, at: { datasetId: string; runId: string }, kept: readonly KeptOutput[]): Promise<void> {
+  if (kept.length === 0) return;
   const t = outputTables[kind];
+  const now = new Date();
+  const last = new Map(kept.map((k) => [`${k.stage}\u0000${k.itemIndex}`, k]));
   await db
     .insert(t)
-    .values({ datasetId: at.datasetId, runId: at.runId, stage, itemIndex, output: output ?? null, createdAt: new Date() })
+    .values([...last.values()].map((k) => ({ datasetId: at.datasetId, runId: at.runId, stage: k.stage, itemIndex: k.itemIndex, output: k.output ?? null, createdAt: now })))
     .onConflictDoUpdate({
       target: [t.datasetId, t.runId, t.stage, t.itemIndex],
       set: { output: sql`excluded.output`, createdAt: sql`excluded.created_at` },

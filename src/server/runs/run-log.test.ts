@@ -142,6 +142,31 @@ describeEachDriver("run log", (ctx) => {
     expect(r.stages.find((s) => s.name === "query")?.inferenceIds).toEqual(ids);
   });
 
+  it("writes a later item's start and a model call's id soon, together, without a finish", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const log = await createRunLog(app.database.db, "query", { datasetId: ds.id, userId: null, params: {} });
+    const read = () => getRun({ db: app.database.db, scope: LOCAL_CALLER, kind: "query", id: log.id ?? "" });
+    await log.start("retrieve_graph"); // a first start is written before the stage runs
+    expect((await read()).stages.find((s) => s.name === "retrieve_graph")?.status).toBe("started");
+    log.done("retrieve_graph", null);
+    await log.start("retrieve_graph"); // the second item: coalesced
+    const id = crypto.randomUUID();
+    await log.addInference("query", id);
+    await vi.waitFor(
+      async () => {
+        const r = await read();
+        expect(r.stages.find((s) => s.name === "query")?.inferenceIds).toEqual([id]);
+        expect(r.stages.find((s) => s.name === "retrieve_graph")?.status).toBe("started");
+      },
+      { timeout: 5_000, interval: 50 },
+    );
+    await log.finish(null);
+    const ended = await read();
+    expect(ended.status).toBe("succeeded");
+    expect(ended.stages.find((s) => s.name === "retrieve_graph")?.status).toBe("failed"); // left started: closed by finish
+  });
+
   it("closes a stage left started when the call ends", async () => {
     const { app } = ctx();
     const ds = await freshDataset(app);
