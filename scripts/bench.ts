@@ -16,7 +16,7 @@ import { SHAPES, type Shape } from "./bench/texts";
  * BENCH_MOVES the sizes of the changed-fact workload (default 1000,10000), BENCH_MOVES_PROVIDERS
  * its providers (default builtin,openai), BENCH_MOVES_DBS its databases (default both) and
  * BENCH_MOVES_ASK the most questions a run asks (default all), BENCH_RESPONSIVE_SHAPES the texts of
- * the responsiveness section (default prose; any of prose, paragraph, nopunct, lines, unicode,
+ * the responsiveness section (default story; any of story, prose, paragraph, nopunct, lines, unicode,
  * word), BENCH_RESPONSIVE_KB their size (default 1024) and BENCH_RESPONSIVE_LIMIT_S how long one
  * may take before it is reported unfinished (default 300), BENCH_ONLY picks sections (runner,
  * remember, query, moves, runs, http, responsive).

@@ -21,7 +21,7 @@ import { crashTexts } from "./crash-texts";
  *   APP_CHILD_EXIT_WHEN_DONE  "1": close and exit 0 once every run has ended
  *   APP_CHILD_GRACE_MS    GB_SHUTDOWN_GRACE_MS (default 0: SIGTERM hands back what is in flight)
  * Prints "ready" once the texts are submitted, then "progress <queued> <started> <succeeded>
- * <failed>" every 50 ms. SIGTERM and SIGINT go through the app's own shutdown (shutdown.ts).
+ * <failed> <held>" every 50 ms (held: the runs this process is running). SIGTERM and SIGINT go through the app's own shutdown (shutdown.ts).
  */
 
 const e = process.env;
@@ -63,7 +63,12 @@ const timer = setInterval(() => {
   void (async () => {
     const rows = await queryRows<{ status: string; n: number }>(db, sql`SELECT status, count(*)::int AS n FROM gb_remember_runs GROUP BY status`);
     const of = (s: string) => Number(rows.find((r) => r.status === s)?.n ?? 0);
-    console.log(`progress ${of("queued")} ${of("started")} ${of("succeeded")} ${of("failed")}`);
+    // the runs this process holds (its manager's lease owner is host:pid:random)
+    const [mine] = await queryRows<{ n: number }>(
+      db,
+      sql`SELECT count(*)::int AS n FROM gb_remember_runs WHERE status = 'started' AND lease_owner LIKE ${`%:${process.pid}:%`}`,
+    );
+    console.log(`progress ${of("queued")} ${of("started")} ${of("succeeded")} ${of("failed")} ${Number(mine?.n ?? 0)}`);
     if (e.APP_CHILD_EXIT_WHEN_DONE === "1" && of("queued") + of("started") === 0) {
       clearInterval(timer);
       await app.close();

@@ -110,6 +110,41 @@ describeEachDriver("inference recording", (ctx) => {
     expect(query?.inferenceIds).toEqual([failed?.id]);
   });
 
+  it("batched: records go in together, in the background, all in by settle, and a failed write is logged", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const logged: string[] = [];
+    const models = recordedModels(createProvider(testEnv()), {
+      db: app.database.db,
+      datasetId: ds.id,
+      runKind: null,
+      runId: null,
+      batched: true,
+      log: (message) => logged.push(message),
+    });
+    const texts = Array.from({ length: 12 }, (_, i) => `Person${i} lives in Town${i}.`);
+    await Promise.all(texts.map((text) => models.summarize({ text })));
+    await models.settle();
+    const rows = await app.database.db.select().from(inferences).where(eq(inferences.datasetId, ds.id));
+    expect(rows.map((r) => (r.request as { text: string }).text).sort()).toEqual([...texts].sort());
+    expect(logged).toEqual([]);
+
+    // a record the database refuses (a dataset id that is no uuid) fails its batch and is
+    // logged; the call itself has its answer
+    const orphan = recordedModels(createProvider(testEnv()), {
+      db: app.database.db,
+      datasetId: "not-a-uuid",
+      runKind: null,
+      runId: null,
+      batched: true,
+      log: (message) => logged.push(message),
+    });
+    const summary = await orphan.summarize({ text: "Ann lives in Oslo." });
+    expect(summary.summary).toContain("Ann");
+    await orphan.settle();
+    expect(logged).toEqual(["1 inference records could not be written"]);
+  });
+
   it("files nothing under a stage for a call made outside any pipeline", async () => {
     const { app } = ctx();
     const ds = await freshDataset(app);

@@ -54,24 +54,73 @@ export interface RecordTarget {
   log?: (message: string, error: unknown) => void;
   /** aborts the calls in flight (the run is being stopped); a call it aborted rejects with its reason */
   signal?: AbortSignal;
+  /**
+   * Write the records in batches, in the background (one insert for the calls made while the
+   * previous insert was in flight), rather than one awaited insert a call: a remember of a long
+   * text makes four calls a chunk, and with the builtin models the records were most of their
+   * time. `settle()` waits for every record so far.
+   */
+  batched?: boolean;
 }
 
-export function recordedModels(provider: ModelProvider, target: RecordTarget): Models {
+/** Models whose records may still be on their way (RecordTarget.batched). */
+export interface RecordedModels extends Models {
+  /** waits until every record of a call made so far is written (or its failure logged) */
+  settle(): Promise<void>;
+}
+
+type InferenceRow = typeof inferences.$inferInsert;
+
+/** Writes rows in order, many to a statement: those queued while a write is in flight go in the next. */
+function batchWriter(db: Db, log: (message: string, error: unknown) => void) {
+  let queued: InferenceRow[] = [];
+  let inFlight: Promise<void> | null = null;
+  const drain = async () => {
+    while (queued.length > 0) {
+      const rows = queued;
+      queued = [];
+      try {
+        await db.insert(inferences).values(rows);
+      } catch (e) {
+        log(`${rows.length} inference records could not be written`, e);
+      }
+    }
+    inFlight = null;
+  };
+  return {
+    add(row: InferenceRow) {
+      queued.push(row);
+      inFlight ??= drain();
+    },
+    settle: async () => {
+      while (inFlight) await inFlight;
+    },
+  };
+}
+
+export function recordedModels(provider: ModelProvider, target: RecordTarget): RecordedModels {
   const log = target.log ?? logError;
+  const batch = target.batched ? batchWriter(target.db, log) : null;
 
   async function save(row: Omit<typeof inferences.$inferInsert, "id" | "datasetId" | "createdAt">) {
     const scope = currentInferenceScope();
     const id = randomUUID();
+    const record: InferenceRow = {
+      ...row,
+      id,
+      datasetId: target.datasetId,
+      runKind: target.runKind,
+      runId: target.runId,
+      stage: scope?.stage ?? null,
+      createdAt: new Date(),
+    };
+    if (batch) {
+      batch.add(record);
+      scope?.addInference(id);
+      return;
+    }
     try {
-      await target.db.insert(inferences).values({
-        ...row,
-        id,
-        datasetId: target.datasetId,
-        runKind: target.runKind,
-        runId: target.runId,
-        stage: scope?.stage ?? null,
-        createdAt: new Date(),
-      });
+      await target.db.insert(inferences).values(record);
     } catch (e) {
       // Losing the record of a call must not lose the call's result.
       log(`inference ${row.task} could not be recorded`, e);
@@ -122,6 +171,7 @@ export function recordedModels(provider: ModelProvider, target: RecordTarget): M
   }
 
   return {
+    settle: async () => batch?.settle(),
     provider: provider.name,
     embeddingDimensions: provider.embeddingDimensions,
     semanticEmbeddings: provider.semanticEmbeddings,

@@ -98,10 +98,16 @@ describe("crash test: kill -9 and SIGTERM while remembering", () => {
     children.push(child);
     return child;
   };
-  /** stops a child with `signal` a moment into its work; a SIGTERM must end in a clean exit */
+  /**
+   * Stops a child with `signal` a moment into its work, once it is running a run (or after 15 s,
+   * when the queue has nothing left for it): a faster pipeline must not let the kills land on an
+   * idle process. A SIGTERM must end in a clean exit.
+   */
   async function stop(child: Child, signal: NodeJS.Signals) {
     await waitForLine(child, "ready", 60_000);
     await sleep(100 + Math.random() * 500);
+    const until = Date.now() + 15_000;
+    while (Date.now() < until && !/ [1-9]\d*$/.test(child.lines.filter((l) => l.startsWith("progress ")).at(-1) ?? "")) await sleep(20);
     child.proc.kill(signal);
     const end = await child.exited;
     if (signal === "SIGTERM") expect(end, child.stderr.join("")).toEqual({ code: 0, signal: null });

@@ -35,6 +35,7 @@ export async function executeRememberRun(app: App, claimed: ClaimedRun, signal: 
       runId: claimed.id,
       stageOptions: resolveStageOptions(app.stageOptions, params.options?.stages),
       signal,
+      batched: true,
     });
     const job = new RememberJob(
       {
@@ -59,6 +60,8 @@ export async function executeRememberRun(app: App, claimed: ClaimedRun, signal: 
     } finally {
       // what the per-chunk stages produced for chunks no store took along (a failed attempt)
       await job.keepPending().catch((e: unknown) => logError(`remember run ${claimed.id}: stage outputs could not be kept`, e));
+      // the records of the attempt's model calls are in before its end is
+      await models.settle();
     }
   } catch (e) {
     // the stages as they ended reach the row before the manager ends the attempt
