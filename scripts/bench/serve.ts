@@ -1,6 +1,7 @@
 import { parseEnv } from "../../src/env";
 import { handleTrpc, TRPC_ENDPOINT } from "../../src/server/api/http";
 import { createApp, health } from "../../src/server/app";
+import { installForegroundCount } from "../../src/server/foreground";
 import { serve } from "../../src/test/http-server";
 
 /**
@@ -9,6 +10,8 @@ import { serve } from "../../src/test/http-server";
  * environment for the database.
  */
 // BENCH_WORKER=1: this process also runs remember (the responsiveness section), as the app does
+// as instrumentation.ts does for the app: a remember lets the requests in flight go first
+installForegroundCount();
 const app = await createApp({ env: parseEnv(), worker: process.env.BENCH_WORKER === "1" });
 const server = await serve((path) => {
   if (path === "/api/health") return async () => Response.json(await health(app));

@@ -7,6 +7,7 @@ import { chunks as chunksTable, texts } from "../db/schema";
 import type { Models } from "../models/record";
 import type { Complexity, ExtractedGraph } from "../models/types";
 import { type Candidates, loadCandidates } from "./candidates";
+import { yieldToForeground } from "../foreground";
 import { chunking } from "./chunk";
 import { inSlices } from "../slices";
 import { nameKey, uniqueKeys } from "./normalize";
@@ -95,6 +96,29 @@ class Lookahead<T> {
   }
 }
 
+/** the most candidate facts load_candidates keeps for the run page (see keptCandidates) */
+export const KEPT_CANDIDATE_FACTS = 100;
+
+/**
+ * What load_candidates keeps of its candidates for the run page: every entity, and the first
+ * KEPT_CANDIDATE_FACTS facts with the count of all. On a long text about a recurring cast a chunk
+ * has hundreds of candidate facts (20 per subject and predicate), and keeping them whole made this
+ * output larger than everything the chunk stores, and its write the longest statement of a chunk.
+ */
+export function keptCandidates(c: Candidates) {
+  return {
+    entities: c.entities.map((e) => ({ id: e.id, name: e.name, type: e.type, via: e.via, forKey: e.forKey, score: e.score })),
+    factsTotal: c.facts.length,
+    facts: c.facts.slice(0, KEPT_CANDIDATE_FACTS).map((f) => ({
+      id: f.id,
+      subject: f.subjectName,
+      predicate: f.predicate,
+      object: f.objectName ?? f.objectValue,
+      validAt: f.validAt,
+    })),
+  };
+}
+
 export class RememberJob {
   /** the run's id, or the id an earlier attempt's text has (runs from before ids were the run's) */
   textId: string;
@@ -120,9 +144,12 @@ export class RememberJob {
     // awaited (bounded by GB_EXTRACT_CONCURRENCY): they do not depend on what earlier chunks
     // stored. Each promise is started inside its own stage, so its inferences are filed there.
     // Indexed by place in `pending`, the items of the pipeline's Each.
-    this.extractions = new Lookahead(settings.extractConcurrency, (i) =>
-      models.extractGraph({ text: this.pending[i]!.content, occurredAt: params.occurredAt, speaker }),
-    );
+    // Each step first lets the requests in flight finish (for at most FOREGROUND_WAIT_MS): the
+    // server's thread, and PGlite's, serves them before this background work (foreground.ts).
+    this.extractions = new Lookahead(settings.extractConcurrency, async (i) => {
+      await yieldToForeground();
+      return models.extractGraph({ text: this.pending[i]!.content, occurredAt: params.occurredAt, speaker });
+    });
     this.summaries = new Lookahead(
       settings.extractConcurrency,
       async (i) => (await models.summarize({ text: this.pending[i]!.content, speaker })).summary,
@@ -244,6 +271,7 @@ export class RememberJob {
   }
 
   async loadCandidates(chunk: ChunkWork, position: number): Promise<void> {
+    await yieldToForeground();
     const graph = chunk.graph ?? { entities: [], facts: [] };
     chunk.vectors = await this.embeddings.get(position, this.pending.length);
     const keys = uniqueKeys(graph.entities.flatMap((e) => [e.name, ...e.aliases]));
@@ -261,7 +289,7 @@ export class RememberJob {
       pgvector: this.ctx.pgvector,
       dimensions: this.ctx.models.embeddingDimensions,
     });
-    this.keepLater("load_candidates", chunk.index, chunk.candidates);
+    this.keepLater("load_candidates", chunk.index, keptCandidates(chunk.candidates));
   }
 
   async resolveEdges(chunk: ChunkWork): Promise<void> {
@@ -300,6 +328,7 @@ export class RememberJob {
       const vec = sentenceVector.get(f.sentence);
       if (vec) vectors.set(f.id, vec);
     }
+    await yieldToForeground();
     const kept = this.unkept.splice(0);
     try {
       chunk.stored = await storeChunk(this.ctx.db, {
