@@ -84,15 +84,26 @@ class Lookahead<T> {
   ) {
     this.limit = pLimit(width);
   }
+  /** the next index to start */
+  private next = 0;
+  /**
+   * Item `index`'s result, starting it and the next ones up to the width. Each index is taken
+   * once: the result is not kept here afterwards (a text of a thousand chunks held every chunk's
+   * graph and embeddings until its end, and the heap's collections held the thread for seconds).
+   */
   get(index: number, count: number): Promise<T> {
-    for (let i = index; i < Math.min(count, index + this.width); i++) {
-      if (this.started.has(i)) continue;
+    this.next = Math.max(this.next, index);
+    for (; this.next < Math.min(count, index + this.width); this.next++) {
+      const i = this.next;
       const p = this.limit(() => this.task(i));
       // a failure is reported when its own item awaits it, not as an unhandled rejection
       p.catch(() => {});
       this.started.set(i, p);
     }
-    return this.started.get(index)!;
+    const p = this.started.get(index);
+    if (!p) throw new Error(`item ${index} was taken already`);
+    this.started.delete(index);
+    return p;
   }
 }
 
@@ -188,9 +199,9 @@ export class RememberJob {
   }
 
   /**
-   * What the per-chunk stages produced, not yet written: it goes in with the next chunk stored,
-   * in store's transaction (one statement instead of four a chunk: on a long text these writes
-   * were a tenth of the database's time), or at the end of the attempt (keepPending).
+   * What the per-chunk stages produced, not yet written: it goes in with its chunk, in store's
+   * transaction (one statement instead of four a chunk: on a long text these writes were a tenth
+   * of the database's time), or at the end of the attempt (keepPending).
    */
   private unkept: KeptOutput[] = [];
 
@@ -202,7 +213,8 @@ export class RememberJob {
   async keepPending(): Promise<void> {
     const kept = this.unkept;
     this.unkept = [];
-    await keepOutputs(this.ctx.db, "remember", this.ctx, kept);
+    // a few chunks' outputs a statement: a failed attempt may leave every chunk's extraction
+    for (let i = 0; i < kept.length; i += 20) await keepOutputs(this.ctx.db, "remember", this.ctx, kept.slice(i, i + 20));
   }
 
   get occurredAt(): Date | null {
@@ -329,7 +341,9 @@ export class RememberJob {
       if (vec) vectors.set(f.id, vec);
     }
     await yieldToForeground();
-    const kept = this.unkept.splice(0);
+    // this chunk's outputs only: the first Each extracts every chunk before the first store
+    const kept = this.unkept.filter((k) => k.itemIndex === chunk.index);
+    this.unkept = this.unkept.filter((k) => k.itemIndex !== chunk.index);
     try {
       chunk.stored = await storeChunk(this.ctx.db, {
         datasetId: this.ctx.datasetId,
@@ -361,6 +375,11 @@ export class RememberJob {
       this.unkept.unshift(...kept);
       throw e;
     }
+    // stored: what the chunk's stages made is in the database now, and need not stay in memory
+    chunk.graph = null;
+    chunk.vectors = null;
+    chunk.candidates = null;
+    chunk.plan = null;
   }
 
   async storeSeries(): Promise<void> {
