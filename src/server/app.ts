@@ -6,6 +6,7 @@ import { createRateLimits, type RateLimits } from "./auth/rate-limit";
 import { createProvider, resolveStageOptions } from "./models/factory";
 import type { CallOptions, ModelProvider } from "./models/types";
 import { executeRememberRun } from "./remember/execute";
+import { startMaintenance } from "./db/maintenance";
 import { createRememberManager, type RememberManager, type StopReport } from "./remember/manager";
 import { initialiseDatabase } from "./startup";
 
@@ -60,6 +61,8 @@ export interface CreateAppOptions {
 export async function createApp({ env, database, worker = true, pollMs }: CreateAppOptions): Promise<App> {
   // open, migrate, default rows: under one lock, so that processes can start together (startup.ts)
   const { database: db, auth } = await initialiseDatabase(env, database);
+  // PGlite has no autovacuum: the app keeps its planner statistics fresh (maintenance.ts)
+  const maintenance = startMaintenance(db);
   const app: App = {
     env,
     database: db,
@@ -81,6 +84,7 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
     }),
     close: async (opts) => {
       const report = await app.remember.stop(opts);
+      await maintenance.stop();
       await db.close();
       return report;
     },
