@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createBuiltinProvider } from "./models/builtin";
 import { chunking, chunkText } from "./remember/chunk";
+import { classifying } from "./models/builtin/classify";
 import { finish, inSlices, type Sliced } from "./slices";
 
 /** Counts the turns of the event loop while `p` runs: a setImmediate that re-arms itself. */
@@ -53,10 +54,21 @@ describe("slices", () => {
     expect(turns).toBeGreaterThan(1);
   });
 
-  it("the builtin classifier on a megabyte lets the loop turn", async () => {
+  // The provider runs its classifier in slices; whether a slice of 8 ms ends within one text
+  // depends on the machine's speed, so the text is large enough (8 MiB, ~80 ms of work on a fast
+  // machine) that the loop must turn several times, and is made before the count starts.
+  it("the builtin classifier on a long text lets the loop turn", async () => {
     const provider = createBuiltinProvider();
-    const { value, turns } = await turnsDuring(() => provider.classifyComplexity({ text: prose(1 << 20) }, {}));
+    const text = prose(8 << 20);
+    const { value, turns } = await turnsDuring(() => provider.classifyComplexity({ text }, {}));
     expect(value.value.complexity).toBe("complex");
-    expect(turns).toBeGreaterThan(1);
+    expect(turns).toBeGreaterThan(2);
+  });
+
+  it("the classifier's work on a megabyte is many bounded steps", () => {
+    let steps = 0;
+    const work = classifying(prose(1 << 20));
+    while (!work.next().done) steps += 1;
+    expect(steps).toBeGreaterThan(50);
   });
 });
