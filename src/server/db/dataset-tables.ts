@@ -9,7 +9,8 @@ import * as schema from "./schema";
  * (dataset-tables.test.ts compares the list with information_schema on a migrated database).
  */
 
-const tables = Object.values(schema).filter((v): v is PgTable => is(v, PgTable));
+// the module also exports types and helpers: keep the tables
+const tables = Object.values(schema as Record<string, unknown>).filter((v): v is PgTable => is(v, PgTable));
 const scoped = tables.filter((t) => getTableConfig(t).columns.some((c) => c.name === "dataset_id"));
 
 /**
