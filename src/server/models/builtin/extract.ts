@@ -11,6 +11,7 @@ import { findAliases, type AliasDeclaration } from "./aliases";
 import { isNicknamePair } from "./nicknames";
 import { ORG_PREDICATES, PERSON_SUBJECT_PREDICATES, PLACE_PREDICATES } from "./lexicon";
 import { finish, type Sliced } from "../../slices";
+import { splitSentences } from "../../text/sentences";
 
 /**
  * Heuristic graph extraction: compromise finds names and noun phrases, clause patterns turn
@@ -27,7 +28,9 @@ export function* extracting(input: { text: string; occurredAt?: string | null; s
   const ref = parseReference(input.occurredAt);
   const registry = new EntityRegistry();
   const facts: ExtractedFact[] = [];
-  for (const original of parseSentences(input.text)) {
+  // sentences from the one splitter (../../text/sentences), each parsed by compromise on its own:
+  // the parse of a long text is then a sentence at a time, and every task cuts sentences alike
+  for (const original of splitSentences(input.text).flatMap(parseSentences)) {
     const originalDates = findDates(original.text, ref);
     // the fact sentence keeps the alias phrase; the patterns read the sentence without it
     const sentence = rewriteSentence(original.text, originalDates, ctx.speaker);
