@@ -1,5 +1,5 @@
 import {
-  addDays, addMonths, dayOf, humanDay, humanMonth, nearestWeekday, utcDate, weekdayIndex, weekdayName,
+  addDays, dayOf, humanDay, humanMonth, nearestWeekday, utcDate, weekdayIndex, weekdayName,
 } from "./date-math";
 
 /**
