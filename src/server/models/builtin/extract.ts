@@ -22,15 +22,21 @@ export function extractGraph(input: { text: string; occurredAt?: string | null; 
   return finish(extracting(input));
 }
 
+/**
+ * The sentences of the one splitter (../../text/sentences), each parsed by compromise when its
+ * turn comes: every task cuts sentences alike, and no parse is longer than a sentence.
+ */
+function* parsedSentences(text: string): Generator<ParsedSentence> {
+  for (const s of splitSentences(text)) yield* parseSentences(s);
+}
+
 /** extractGraph as work in steps, a sentence at a time. */
 export function* extracting(input: { text: string; occurredAt?: string | null; speaker?: string | null }): Sliced<ExtractedGraph> {
   const ctx: PronounContext = { speaker: input.speaker?.trim() || null, lastPerson: null };
   const ref = parseReference(input.occurredAt);
   const registry = new EntityRegistry();
   const facts: ExtractedFact[] = [];
-  // sentences from the one splitter (../../text/sentences), each parsed by compromise on its own:
-  // the parse of a long text is then a sentence at a time, and every task cuts sentences alike
-  for (const original of splitSentences(input.text).flatMap(parseSentences)) {
+  for (const original of parsedSentences(input.text)) {
     const originalDates = findDates(original.text, ref);
     // the fact sentence keeps the alias phrase; the patterns read the sentence without it
     const sentence = rewriteSentence(original.text, originalDates, ctx.speaker);
