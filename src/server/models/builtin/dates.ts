@@ -28,6 +28,8 @@ export interface DateSpan {
 
 const MON = "(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\\.?";
 const MONTH_NAME = new RegExp(`\\b${MON}`, "i");
+/** What every date kept from chrono has: a digit, a month's name or a relative word. */
+const MAY_HOLD_DATE = new RegExp(`\\d|\\b(?:yesterday|today|tonight|tomorrow|ago|last|this|next|past)\\b|${MONTH_NAME.source}`, "i");
 const DOW = "(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)";
 
 type Found = { start: number; end: number; r: Resolved };
@@ -69,6 +71,8 @@ function resolveComponent(c: chrono.ParsedComponents, text: string, written: boo
 /** chrono's dates in `text`: calendar dates, and with a reference the relative forms above. */
 function chronoDates(text: string, ref: Date | null): Found[] {
   const out: Found[] = [];
+  // chrono costs a millisecond or two a sentence; without one of these it finds nothing kept below
+  if (!MAY_HOLD_DATE.test(text)) return out;
   // without a reference only dates with a written year are kept, whatever chrono assumes
   const results = chrono.en.casual.parse(text, { instant: ref ?? new Date(0), timezone: 0 }, { forwardDate: false });
   for (const r of results) {
