@@ -27,7 +27,7 @@ export interface DateSpan {
 }
 
 const MON = "(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\\.?";
-const MONTH_NAME = new RegExp(`\\b${MON}`, "i");
+const MONTH_NAME = new RegExp(`\\b${MON}(?![a-z])`, "i");
 /** What every date kept from chrono has: a digit, a month's name or a relative word. */
 const MAY_HOLD_DATE = new RegExp(`\\d|\\b(?:yesterday|today|tonight|tomorrow|ago|last|this|next|past)\\b|${MONTH_NAME.source}`, "i");
 const DOW = "(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)";
