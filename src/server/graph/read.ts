@@ -6,7 +6,7 @@ import type { Scope } from "../auth/caller";
 import { resolveDataset } from "../datasets/datasets";
 import { decodeCursor, encodeCursor } from "../cursor";
 import { NotFoundError } from "../errors";
-import { nameKey } from "../remember/normalize";
+import { nameKey } from "../text/name-key";
 import type { EntitiesInput, EntityInput, NeighbourhoodInput } from "./schemas";
 import { type EntityView, factSelect, type FactRow, type FactView, toFactView } from "./shape";
 

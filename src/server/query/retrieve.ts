@@ -4,7 +4,7 @@ import { queryRows } from "../db/rows";
 import { cosineDistance, vectorRows } from "../db/vector";
 import { countTokens } from "../remember/chunk";
 import { date } from "../graph/shape";
-import { nameKey } from "../remember/normalize";
+import { nameKey } from "../text/name-key";
 import { bm25, matches, type TermWeights } from "./bm25";
 import type { SourceRef } from "./schemas";
 

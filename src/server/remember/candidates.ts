@@ -1,9 +1,9 @@
-import { type SQL, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { queryRows } from "../db/rows";
 import { cosineDistance, vectorRows } from "../db/vector";
 import { date, type FactRow, factSelect } from "../graph/shape";
-import { nameKey } from "./normalize";
+import { nameKey, sqlNameKey } from "../text/name-key";
 import { turn } from "../slices";
 
 /*
@@ -163,18 +163,6 @@ export const FACTS_PER_PREDICATE = 20;
  * a subplan it cannot match to the index's predicate column).
  */
 const texts = (v: string[]) => sql`${`{${v.map((x) => `"${x.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`}::text[]`;
-
-/**
- * nameKey (normalize.ts) in SQL, for literal objects: accents off (NFKD, the combining marks of
- * Latin, Greek and Cyrillic dropped), lower case, "'s" kept as "s", anything but letters and
- * digits one space, no leading article. resolve_edges compares by nameKey itself; this only has
- * to find the same rows.
- */
-export function sqlNameKey(value: SQL): SQL {
-  const marks = "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]";
-  return sql`regexp_replace(btrim(regexp_replace(regexp_replace(lower(regexp_replace(normalize(${value}, NFKD), ${marks}, '', 'g')),
-    ${"['’]s\\y"}, 's', 'g'), '[^[:alnum:]]+', ' ', 'g')), '^(the|a|an) ', '')`;
-}
 
 async function currentFacts(db: Db, datasetId: string, entityIds: string[], said: CandidateQuery["chunkFacts"]): Promise<FactCandidate[]> {
   // no fact in the chunk: nothing to compare

@@ -10,7 +10,7 @@ import { type Candidates, loadCandidates } from "./candidates";
 import { yieldToForeground } from "../foreground";
 import { chunking } from "./chunk";
 import { inSlices } from "../slices";
-import { nameKey, uniqueKeys } from "./normalize";
+import { nameKey, uniqueKeys } from "../text/name-key";
 import { type KeptOutput, keepOutput, keepOutputs, readOutput } from "../runs/outputs";
 import { holdsRun, LeaseLostError } from "./manager";
 import { type Plan, resolvePlan } from "./resolve";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ExtractedGraph, ResolveEdges, ResolveEdgesInput } from "../models/types";
 import type { Candidates, EntityCandidate, FactCandidate } from "./candidates";
-import { nameKey } from "./normalize";
+import { nameKey } from "../text/name-key";
 
 /*
  * resolve_edges: what the new entities and facts of one chunk are, given what the dataset knows.

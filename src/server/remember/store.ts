@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import { chunks, entities, facts, mentions, texts, type TextSource } from "../db/schema";
 import { type KeptOutput, keepOutputs } from "../runs/outputs";
 import { holdsRun, LeaseLostError } from "./manager";
-import { nameKey } from "./normalize";
+import { nameKey } from "../text/name-key";
 import type { Plan } from "./resolve";
 
 /*
