@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { column, rowDecoder } from "../../db/rows";
-import type { TextSource } from "../../db/schema";
+import type { TextSource } from "../../db/schema/graph";
 import type { Candidate } from "./candidate";
 
 /*
