@@ -4,7 +4,9 @@ import type { Models } from "../models/record";
 import { Stop } from "../pipeline";
 import { keepOutput } from "../runs/outputs";
 import { type TermWeights, termWeights } from "./bm25";
-import { type Candidate, cut, fuse, type ListName, retrieveLists } from "./retrieve";
+import { cut, fuse, type Given, type Ranked } from "./fusion";
+import { LIST_NAMES } from "./lists/registry";
+import { retrieveLists } from "./retrieve";
 import { type AskInput, NO_INFORMATION, type Source } from "./schemas";
 
 /** The state of one query call and one method per stage (the list is in pipeline.ts). */
@@ -28,8 +30,8 @@ export class QueryJob {
   private vector: number[] | null = null;
   /** why there is no embedding, for retrieve_graph's receipt */
   private vectorNote: string | null = null;
-  retrieved: Candidate[] = [];
-  given: Candidate[] = [];
+  retrieved: Ranked[] = [];
+  given: Given[] = [];
   answer = NO_INFORMATION;
   cited: number[] = [];
 
@@ -92,7 +94,7 @@ export class QueryJob {
     this.retrieved = fuse(lists);
     this.given = cut(this.retrieved, this.input.limit, this.ctx.tokenBudget);
     this.keep("retrieve_graph", {
-      lists: Object.fromEntries((Object.entries(lists) as [ListName, Candidate[]][]).map(([k, v]) => [k, v.length])),
+      lists: Object.fromEntries(LIST_NAMES.map((name) => [name, lists[name].length])),
       ...(vector ? {} : { vectors: this.vectorNote ?? "not searched: the embeddings of this provider are not semantic" }),
       retrieved: this.retrieved.map(receipt),
     });
@@ -129,6 +131,6 @@ export class QueryJob {
 }
 
 /** What a receipt keeps of a candidate: enough to see why it was (or was not) given. */
-function receipt(c: Candidate) {
+function receipt(c: Ranked) {
   return { key: c.key, kind: c.kind, text: c.text, score: Number(c.score.toFixed(6)), ranks: c.ranks, textId: c.source.textId };
 }

@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { RememberStages } from "../../../lib/stages";
 import type { Db } from "../../db/client";
-import { queryRows } from "../../db/rows";
+import { column, queryRows, rowDecoder } from "../../db/rows";
 import { MAX_ERROR } from "../../errors";
 import type { AttemptKind, ClaimedRun, FinalStatus, RetryPolicy } from "./types";
 
@@ -70,13 +70,13 @@ function endAttemptSet(kind: SQL, error: SQL, retry: RetryPolicy): SQL {
     ${failStartedStages(error)}`;
 }
 
-interface ClaimRow {
-  id: string;
-  dataset_id: string;
-  seq: string | number;
-  params: Record<string, unknown> | string;
-  attempts: number;
-}
+const claimRow = rowDecoder({
+  id: column.text,
+  dataset_id: column.text,
+  seq: column.int,
+  params: column.json<Record<string, unknown>>(),
+  attempts: column.int,
+});
 
 /**
  * Claims the next run that may start, if any: the oldest queued run (by seq) of a dataset with no
@@ -118,7 +118,7 @@ export async function claimNext(db: Db, owner: string, leaseMs: number, liveness
   const lock = livenessKey === null ? sql`NULL` : sql`${livenessKey.toString()}::bigint`;
   const rows = await db.transaction(async (tx) => {
     await tx.execute(sql`SELECT set_config('lock_timeout', '10s', true), pg_advisory_xact_lock(${CLAIM_LOCK})`);
-    return queryRows<ClaimRow>(
+    return queryRows(
       tx as unknown as Db,
       sql`
         UPDATE gb_remember_runs r
@@ -136,12 +136,12 @@ export async function claimNext(db: Db, owner: string, leaseMs: number, liveness
         )
         AND r.status = 'queued'
         RETURNING r.id, r.dataset_id, r.seq, r.params, r.attempts`,
+      claimRow,
     );
   });
   const row = rows[0];
   if (!row) return null;
-  const params = typeof row.params === "string" ? (JSON.parse(row.params) as Record<string, unknown>) : row.params;
-  return { id: row.id, datasetId: row.dataset_id, seq: Number(row.seq), params, attempt: Number(row.attempts) };
+  return { id: row.id, datasetId: row.dataset_id, seq: row.seq, params: row.params, attempt: row.attempts };
 }
 
 /** Renews the lease of every run this owner holds; returns the attempt held of each, by id. */
