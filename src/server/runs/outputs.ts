@@ -77,6 +77,9 @@ export interface StageOutput {
   stage: string;
   itemIndex: number;
   output: unknown;
+  /** when the stage began and ended on the item */
+  startedAt: Date;
+  finishedAt: Date;
   createdAt: Date;
 }
 
@@ -85,7 +88,7 @@ export async function listOutputs({ db, scope, kind, id, stage }: { db: Db; scop
   const dataset = await runDataset({ db, scope, kind, id });
   const t = outputTables[kind];
   const rows = await db
-    .select({ stage: t.stage, itemIndex: t.itemIndex, output: t.output, createdAt: t.createdAt })
+    .select({ stage: t.stage, itemIndex: t.itemIndex, output: t.output, startedAt: t.startedAt, finishedAt: t.finishedAt, createdAt: t.createdAt })
     .from(t)
     .where(and(eq(t.datasetId, dataset.id), eq(t.runId, id), stage ? eq(t.stage, stage) : undefined));
   const order = new Map<string, number>(StageTables[kind].map((s, i) => [s.name, i]));
