@@ -111,6 +111,12 @@ describeEachDriver("query", (ctx) => {
     expect(await rejection(api.query.ask({ dataset: ds.name, question: " " }))).toMatchObject({ code: "BAD_REQUEST", field: "question" });
     expect(await rejection(api.query.ask({ dataset: ds.name, question: "q", limit: 0 }))).toMatchObject({ code: "BAD_REQUEST", field: "limit" });
     expect(await rejection(api.query.ask({ dataset: "nope-nope", question: "q" }))).toMatchObject({ code: "NOT_FOUND" });
+    // short-term memory is not in this version: a session is refused, not ignored
+    expect(await rejection(api.query.ask({ dataset: ds.name, question: "q", session: "chat-1" }))).toEqual({
+      code: "BAD_REQUEST",
+      field: "session",
+      message: "session: is not in this version (short-term memory is not there yet)",
+    });
     expect((await api.runs.query.list({ dataset: ds.name })).items).toEqual([]);
   });
 

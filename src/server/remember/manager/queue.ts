@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { RememberStages } from "../../../lib/stages";
 import type { Db } from "../../db/client";
 import { column, queryRows, rowDecoder } from "../../db/rows";
+import { failStartedSql } from "../../db/schema/stage-group";
 import { MAX_ERROR } from "../../errors";
 import type { AttemptKind, ClaimedRun, FinalStatus, RetryPolicy } from "./types";
 
@@ -23,23 +24,6 @@ import type { AttemptKind, ClaimedRun, FinalStatus, RetryPolicy } from "./types"
 const CLAIM_LOCK = sql`hashtext('gligabao remember queue claim')`;
 
 const ms = (n: number) => sql`(${Math.round(n)}::int * interval '1 millisecond')`;
-
-/**
- * SET items that fail every stage still `started` with `error` (an SQL expression, evaluated per
- * row): a stage that had already failed on an earlier item keeps its first error, as the run log
- * does. Generated from the stage table; in an UPDATE's SET, columns read the row's old values, so
- * every item tests the stage's status before this statement.
- */
-function failStartedStages(error: SQL): SQL {
-  return sql.join(
-    RememberStages.map((s) => {
-      const status = sql.raw(`"${s.name}_status"`);
-      const started = sql`${status} = 'started'`;
-      return sql`${status} = CASE WHEN ${started} THEN 'failed' ELSE ${status} END, ${sql.raw(`"${s.name}_error"`)} = CASE WHEN ${started} THEN COALESCE(${sql.raw(`"${s.name}_error"`)}, ${error}) ELSE ${sql.raw(`"${s.name}_error"`)} END, ${sql.raw(`"${s.name}_finished_at"`)} = CASE WHEN ${started} THEN now() ELSE ${sql.raw(`"${s.name}_finished_at"`)} END`;
-    }),
-    sql`, `,
-  );
-}
 
 /**
  * The SET of a run whose attempt ended without success, per row (old values on the right):
@@ -67,7 +51,7 @@ function endAttemptSet(kind: SQL, error: SQL, retry: RetryPolicy): SQL {
     retry_at = CASE WHEN ${givesUp} OR NOT ${counts} OR (${kind} = 'abandoned' AND failed_attempts = 0) THEN NULL ELSE now() + ${backoff} END,
     failed_attempts = failed_attempts + CASE WHEN ${counts} THEN 1 ELSE 0 END,
     attempt_errors = attempt_errors || jsonb_build_array(${entry}),
-    ${failStartedStages(error)}`;
+    ${failStartedSql(RememberStages, error)}`;
 }
 
 const claimRow = rowDecoder({
