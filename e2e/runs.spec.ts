@@ -117,10 +117,16 @@ test("a remember run page: every stage, its help and outputs, the waterfall, the
   await expect(page.getByTestId("stages").locator("tbody tr[data-stage]")).toHaveCount(12);
   await expect(stageRow(page, "classify_complexity")).toContainText("succeeded");
   await expect(stageRow(page, "resolve_geo")).toContainText("skipped");
+  // a placeholder says so; an advisory stage says that it is
+  await expect(stageRow(page, "resolve_geo").getByTestId("placeholder-resolve_geo")).toHaveText("not in this version");
+  await expect(stageRow(page, "classify_complexity").getByTestId("advisory-classify_complexity")).toHaveText("Advisory");
+  await expect(stageRow(page, "extract_graph").getByTestId("advisory-extract_graph")).toHaveCount(0);
 
   await test.step("the ? of a stage says what it does", async () => {
     await stageRow(page, "extract_graph").getByRole("button", { name: "What extract_graph does" }).click();
     await expect(page.getByTestId("help-extract_graph")).toContainText("For every chunk, asks the model for the entities");
+    await stageRow(page, "web_search").getByRole("button", { name: "What web_search does" }).click();
+    await expect(page.getByTestId("help-web_search")).toContainText("Not in this version");
   });
 
   await test.step("Outputs shows what a stage kept, as JSON that folds", async () => {
@@ -167,14 +173,14 @@ test("a query run page: the question, five stages, the sources retrieved and giv
   test.setTimeout(60_000);
   const dataset = await freshDataset(request, app, "qrun");
   await remember(request, app, dataset, "Alice lives in Paris. Alice works at Acme. Bob lives in Rome.");
-  const asked = await call<{ queryRunId: string; answer: string }>(request, app, "query.ask", { dataset, question: "Where does Alice live?", session: "chat-1" });
+  const asked = await call<{ queryRunId: string; answer: string }>(request, app, "query.ask", { dataset, question: "Where does Alice live?", userId: "e2e-user" });
 
   await page.goto(`${app}/admin/query?dataset=${dataset}`);
   await expectText(tile(page, "succeeded"), "1");
   await page.getByRole("link", { name: `query run ${asked.queryRunId}` }).click();
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Query run");
   await expect(page.getByTestId("run-question")).toHaveText("Where does Alice live?");
-  await expect(page.getByText("chat-1")).toBeVisible();
+  await expect(page.getByText("e2e-user")).toBeVisible();
   await expect(page.getByTestId("stages").locator("tbody tr[data-stage]")).toHaveCount(5);
   // builtin embeddings are not semantic: the question is not embedded
   await expect(stageRow(page, "embed_question")).toContainText("skipped");

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
+import { RememberStages } from "../../src/lib/stages";
 import { LOCAL_CALLER } from "../../src/server/auth/caller";
+import { groupKeys } from "../../src/server/db/schema/stage-group";
 import { createDataset } from "../../src/server/datasets/datasets";
 import { listRuns } from "../../src/server/runs/list";
 import type { ListRunsInput } from "../../src/server/runs/schemas";
@@ -17,8 +19,10 @@ export async function benchRunsList(dbs: BenchDatabase[], size: number, repeats:
   for (const { name, database } of dbs) {
     const db = database.db;
     const ds = await createDataset({ db, caller: LOCAL_CALLER, input: { name: `bench-runs-${randomUUID().slice(0, 8)}` } });
+    // the first stage's status decides "flagged"
+    const flaggedBy = sql.identifier(groupKeys(RememberStages[0]).status);
     await db.execute(sql`
-      INSERT INTO gb_remember_runs (id, dataset_id, params, status, created_at, started_at, finished_at, classify_complexity_status)
+      INSERT INTO gb_remember_runs (id, dataset_id, params, status, created_at, started_at, finished_at, ${flaggedBy})
       SELECT gen_random_uuid(), ${ds.id}, '{"text":"bench"}'::jsonb,
              CASE WHEN i % 50 = 0 THEN 'failed' WHEN i % 97 = 0 THEN 'queued' ELSE 'succeeded' END,
              now() - make_interval(secs => i), now() - make_interval(secs => i), now() - make_interval(secs => i) + interval '80 ms',

@@ -16,9 +16,9 @@ function input(over: Partial<WaterfallInput> = {}): WaterfallInput {
       { name: "resolve_geo", status: "skipped", startedAt: null, finishedAt: null },
     ],
     items: [
-      { stage: "chunk_text", itemIndex: 0, createdAt: at(100) },
-      { stage: "extract_graph", itemIndex: 0, createdAt: at(400) },
-      { stage: "extract_graph", itemIndex: 1, createdAt: at(900) },
+      { stage: "chunk_text", itemIndex: 0, startedAt: at(0), finishedAt: at(100) },
+      { stage: "extract_graph", itemIndex: 0, startedAt: at(100), finishedAt: at(400) },
+      { stage: "extract_graph", itemIndex: 1, startedAt: at(400), finishedAt: at(900) },
     ],
     calls: [
       { id: "c1", stage: "extract_graph", task: "extract", createdAt: at(400), latencyMs: 300, error: null },
@@ -60,7 +60,7 @@ describe("layoutWaterfall", () => {
     expect(skipped.height).toBe(WATERFALL.barHeight);
   });
 
-  it("shows each item of a per-chunk stage, from the output before it to its own", () => {
+  it("shows each item of a per-chunk stage from its start to its end, as kept with its output", () => {
     const [once, perChunk] = layoutWaterfall(input(), WIDTH, { labelWidth: LABEL }).rows;
     expect(perChunk!.items.map((i) => [i.index, i.startMs, i.endMs, i.x, i.width])).toEqual([
       [0, 100, 400, 200, 300],
@@ -70,15 +70,16 @@ describe("layoutWaterfall", () => {
     expect(once!.items).toEqual([]);
   });
 
-  it("starts an item after another stage's output in between (stages of one Each interleave)", () => {
-    const l = layoutWaterfall(
-      input({ items: [...input().items, { stage: "summarize_chunk", itemIndex: 0, createdAt: at(500) }] }),
-      WIDTH,
-      { labelWidth: LABEL },
-    );
+  it("draws an item where it ran, whatever other stages' items did in between (no inference from neighbours)", () => {
+    const items = [
+      { stage: "extract_graph", itemIndex: 0, startedAt: at(150), finishedAt: at(300) },
+      { stage: "summarize_chunk", itemIndex: 0, startedAt: at(300), finishedAt: at(500) },
+      { stage: "extract_graph", itemIndex: 1, startedAt: at(600), finishedAt: at(900) },
+    ];
+    const l = layoutWaterfall(input({ items }), WIDTH, { labelWidth: LABEL });
     expect(l.rows[1]!.items.map((i) => [i.startMs, i.endMs])).toEqual([
-      [100, 400],
-      [500, 900],
+      [150, 300],
+      [600, 900],
     ]);
   });
 

@@ -15,11 +15,12 @@ export interface WaterfallStage {
   finishedAt: Date | null;
 }
 
-/** An item of a stage ended when its output was kept. */
+/** An item (chunk) of a stage: when the stage began and ended on it (kept with its output). */
 export interface WaterfallItem {
   stage: string;
   itemIndex: number;
-  createdAt: Date;
+  startedAt: Date;
+  finishedAt: Date;
 }
 
 /** A model call ran from createdAt − latencyMs to createdAt. */
@@ -155,7 +156,7 @@ export function layoutWaterfall(input: WaterfallInput, width: number, options: W
     1,
     runEnd,
     ...input.stages.map((s) => stageSpan(s)?.endMs ?? 0),
-    ...input.items.map((i) => ms(i.createdAt)),
+    ...input.items.map((i) => ms(i.finishedAt)),
     ...callSpans.map((c) => c.endMs),
   );
   const plotStart = labelWidth;
@@ -166,20 +167,6 @@ export function layoutWaterfall(input: WaterfallInput, width: number, options: W
     return { x: x0, width: Math.max(min, x(endMs) - x0), startMs, endMs };
   };
 
-  // The runner runs one step at a time, so an item began when the output before it was kept.
-  const ends = input.items.map((i) => ms(i.createdAt)).sort((a, b) => a - b);
-  const previousEnd = (end: number) => {
-    // the last of the sorted ends before `end` (binary search: a long text has thousands)
-    let lo = 0;
-    let hi = ends.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (ends[mid]! < end) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo > 0 ? ends[lo - 1]! : -Infinity;
-  };
-
   const rows: WaterfallRow[] = [];
   let y = WATERFALL.axisHeight;
   input.stages.forEach((s, row) => {
@@ -188,9 +175,8 @@ export function layoutWaterfall(input: WaterfallInput, width: number, options: W
     // one item is the stage itself: items are drawn for a stage that ran several
     const items: ItemBar[] = (own.length > 1 && stage ? own : [])
       .map((i) => {
-        const end = ms(i.createdAt);
-        const start = Math.min(end, Math.max(stage!.startMs, previousEnd(end)));
-        return { ...span(start, end, 1), index: i.itemIndex };
+        const end = ms(i.finishedAt);
+        return { ...span(Math.min(end, ms(i.startedAt)), end, 1), index: i.itemIndex };
       })
       .sort((a, b) => a.startMs - b.startMs);
     const placed = lanes(

@@ -80,7 +80,6 @@ export function samples(f: Fixture): Record<string, unknown> {
     "query.ask": {
       dataset: f.dataset,
       question: "Where does Ann live?",
-      session: "fuzz-session",
       userId: "fuzz-user",
       asOf: "2024-06-01",
       limit: 3,

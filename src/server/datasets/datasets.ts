@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, asc, count, eq, gt, inArray, not, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { datasets, DEFAULT_TEAM_ID, teams } from "../db/schema";
+import { DatasetTables } from "../db/dataset-tables";
 import { queryRows } from "../db/rows";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../errors";
 import { actorOf, recordAudit } from "../auth/audit";
@@ -133,22 +134,6 @@ export async function ensureDefaultDataset(db: Db): Promise<void> {
     .onConflictDoNothing({ target: [datasets.teamId, datasets.name] });
 }
 
-/** Every table that holds a dataset's rows, by dataset_id (the dataset row itself last). */
-const DATASET_TABLES = [
-  "gb_mentions",
-  "gb_facts",
-  "gb_entities",
-  "gb_chunks",
-  "gb_texts",
-  "gb_term_stats",
-  "gb_search_stats",
-  "gb_inferences",
-  "gb_remember_run_stage_outputs",
-  "gb_query_run_stage_outputs",
-  "gb_remember_runs",
-  "gb_query_runs",
-] as const;
-
 export interface DatasetDeletion {
   dataset: string;
   at: Date;
@@ -168,11 +153,12 @@ const deleting = sql`${datasets.name} LIKE ${`${DELETING}%`}`;
 
 /**
  * Deletes a dataset and everything in it. First, in one transaction, the dataset is hidden (its
- * name becomes a tombstone) and its queued runs go, so nothing more is written to it; then every
- * table's rows go DELETE_BATCH at a time, the event loop turning between statements (one
- * transaction for a big dataset held PGlite, and so the whole process, for as long as it took);
- * last the dataset row and the audit event. A deletion that was interrupted is finished by the
- * next datasets.delete of any dataset (finishDeletions).
+ * name becomes a tombstone) and its queued runs go, so nothing more is written to it; then the
+ * rows of every table with a dataset_id (DatasetTables, read from the schema) go DELETE_BATCH at
+ * a time, the event loop turning between statements (one transaction for a big dataset held
+ * PGlite, and so the whole process, for as long as it took); last the dataset row and the audit
+ * event. A deletion that was interrupted is finished by the next datasets.delete of any dataset
+ * (finishDeletions).
  */
 export async function deleteDataset({ db, caller, input }: { db: Db; caller: Caller; input: DeleteDatasetInput }): Promise<DatasetDeletion> {
   await finishDeletions(db);
@@ -199,10 +185,10 @@ export async function deleteDataset({ db, caller, input }: { db: Db; caller: Cal
   return finishDeletion(db, { ...dataset, name: dataset.name }, actorOf(caller), deleted);
 }
 
-const zero = (): Record<string, number> => Object.fromEntries(DATASET_TABLES.map((t) => [t, 0]));
+const zero = (): Record<string, number> => Object.fromEntries(DatasetTables.map((t) => [t, 0]));
 
 async function finishDeletion(db: Db, dataset: Dataset, actor: ReturnType<typeof actorOf>, deleted: Record<string, number>): Promise<DatasetDeletion> {
-  for (const table of DATASET_TABLES) {
+  for (const table of DatasetTables) {
     const t = sql.identifier(table);
     for (;;) {
       await turn();

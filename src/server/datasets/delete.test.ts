@@ -5,27 +5,14 @@ import { callerFor, rejection } from "../../test/callers";
 import { describeEachDriver, freshDataset } from "../../test/db";
 import { datasets } from "../db/schema";
 import { eq } from "drizzle-orm";
+import { DatasetTables } from "../db/dataset-tables";
 import { finishDeletions } from "./datasets";
 
-const TABLES = [
-  "gb_texts",
-  "gb_chunks",
-  "gb_entities",
-  "gb_facts",
-  "gb_mentions",
-  "gb_term_stats",
-  "gb_search_stats",
-  "gb_inferences",
-  "gb_remember_run_stage_outputs",
-  "gb_query_run_stage_outputs",
-  "gb_remember_runs",
-  "gb_query_runs",
-];
-
 describeEachDriver("datasets.delete", (ctx) => {
+  // every table with a dataset_id (dataset-tables.test.ts holds the list to information_schema)
   const rowsOf = async (datasetId: string) => {
     const counts: Record<string, number> = {};
-    for (const t of TABLES) {
+    for (const t of DatasetTables) {
       const [r] = await queryRows<{ n: number }>(ctx().app.database.db, sql`SELECT count(*)::int AS n FROM ${sql.identifier(t)} WHERE dataset_id = ${datasetId}`);
       counts[t] = r?.n ?? 0;
     }

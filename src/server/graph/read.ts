@@ -6,9 +6,9 @@ import type { Scope } from "../auth/caller";
 import { resolveDataset } from "../datasets/datasets";
 import { decodeCursor, encodeCursor } from "../cursor";
 import { NotFoundError } from "../errors";
-import { nameKey } from "../remember/normalize";
+import { nameKey } from "../text/name-key";
 import type { EntitiesInput, EntityInput, NeighbourhoodInput } from "./schemas";
-import { type EntityView, factSelect, type FactRow, type FactView, toFactView } from "./shape";
+import { type EntityView, factRow, factSelect, type FactView, toFactView } from "./shape";
 
 const entityView = {
   id: entities.id,
@@ -56,10 +56,11 @@ async function findEntity(db: Db, datasetId: string, id: string): Promise<Entity
 export async function getEntity({ db, scope, input }: { db: Db; scope: Scope; input: EntityInput }): Promise<{ entity: EntityView; current: FactView[]; past: FactView[] }> {
   const ds = await resolveDataset(db, input.dataset, scope);
   const entity = await findEntity(db, ds.id, input.id);
-  const rows = await queryRows<FactRow>(
+  const rows = await queryRows(
     db,
     sql`${factSelect} WHERE f.dataset_id = ${ds.id} AND (f.subject_id = ${input.id} OR f.object_id = ${input.id})
         ORDER BY f.created_at DESC, f.id LIMIT 1000`,
+    factRow,
   );
   const all = rows.map(toFactView);
   return { entity, current: all.filter((f) => f.current), past: all.filter((f) => !f.current) };
@@ -80,12 +81,13 @@ export async function getNeighbourhood({ db, scope, input }: { db: Db; scope: Sc
   let frontier = [root.id];
   for (let depth = 1; depth <= input.depth && frontier.length > 0 && edges.size < input.limit; depth++) {
     const ids = JSON.stringify(frontier);
-    const rows = await queryRows<FactRow>(
+    const rows = await queryRows(
       db,
       sql`${factSelect} WHERE f.dataset_id = ${ds.id} AND f.expired_at IS NULL
           AND (f.subject_id IN (SELECT (jsonb_array_elements_text(${ids}::jsonb))::uuid)
                OR f.object_id IN (SELECT (jsonb_array_elements_text(${ids}::jsonb))::uuid))
           ORDER BY f.created_at DESC LIMIT ${input.limit - edges.size}`,
+      factRow,
     );
     const next: string[] = [];
     for (const f of rows.map(toFactView)) {

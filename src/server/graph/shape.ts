@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { column, rowDecoder } from "../db/rows";
 
 /** How the graph API shows a fact: both ends named, its validity and its runs. */
 export interface FactView {
@@ -34,36 +35,34 @@ export interface EntityView {
   updatedAt: Date;
 }
 
-export type FactRow = {
-  id: string;
-  subject_id: string;
-  subject_name: string;
-  predicate: string;
-  object_id: string | null;
-  object_name: string | null;
-  object_value: string | null;
-  sentence: string;
-  valid_at: Date | string | null;
-  invalid_at: Date | string | null;
-  created_at: Date | string;
-  expired_at: Date | string | null;
-  text_id: string;
-  chunk_id: string;
-  created_run_id: string;
-  invalidated_run_id: string | null;
-  invalidated_by: string | null;
-};
+export const factRow = rowDecoder({
+  id: column.text,
+  subject_id: column.text,
+  subject_name: column.text,
+  predicate: column.text,
+  object_id: column.nullable(column.text),
+  object_name: column.nullable(column.text),
+  object_value: column.nullable(column.text),
+  sentence: column.text,
+  valid_at: column.nullable(column.timestamp),
+  invalid_at: column.nullable(column.timestamp),
+  created_at: column.timestamp,
+  expired_at: column.nullable(column.timestamp),
+  text_id: column.text,
+  chunk_id: column.text,
+  created_run_id: column.text,
+  invalidated_run_id: column.nullable(column.text),
+  invalidated_by: column.nullable(column.text),
+});
+export type FactRow = ReturnType<typeof factRow>;
 
-/** The SELECT list and joins for FactRow; alias the facts table `f`. */
+/** The SELECT list and joins for factRow; alias the facts table `f`. */
 export const factSelect = sql`SELECT f.id, f.subject_id, s.name AS subject_name, f.predicate, f.object_id, o.name AS object_name,
   f.object_value, f.sentence, f.valid_at, f.invalid_at, f.created_at, f.expired_at, f.text_id, f.chunk_id,
   f.created_run_id, f.invalidated_run_id, f.invalidated_by
   FROM gb_facts f
   JOIN gb_entities s ON s.dataset_id = f.dataset_id AND s.id = f.subject_id
   LEFT JOIN gb_entities o ON o.dataset_id = f.dataset_id AND o.id = f.object_id`;
-
-// Raw rows come back as Date (postgres.js) or string (PGlite for some types): one shape out.
-export const date = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
 
 export function toFactView(r: FactRow): FactView {
   return {
@@ -73,10 +72,10 @@ export function toFactView(r: FactRow): FactView {
     object: r.object_id ? { id: r.object_id, name: r.object_name ?? "" } : null,
     objectValue: r.object_value,
     sentence: r.sentence,
-    validAt: date(r.valid_at),
-    invalidAt: date(r.invalid_at),
-    createdAt: date(r.created_at)!,
-    expiredAt: date(r.expired_at),
+    validAt: r.valid_at,
+    invalidAt: r.invalid_at,
+    createdAt: r.created_at,
+    expiredAt: r.expired_at,
     current: r.expired_at === null,
     textId: r.text_id,
     chunkId: r.chunk_id,

@@ -1,3 +1,6 @@
+// A test helper may reach outside the pipeline core (the lint boundary is for product code): it
+// rebuilds a run log's stage groups by the run log's own rules.
+import { endGroup, newGroup, skipGroup, type StageGroup, startGroup } from "../db/schema/stage-group";
 import type { Observer } from "./types";
 
 /**
@@ -12,20 +15,14 @@ export type HookCall =
   | readonly ["done", string, string | null]
   | readonly ["skip", string]
   | readonly ["inference", string, string]
+  | readonly ["output", string, number | null, unknown]
   /** not a hook: written by a test's stage when it runs, to place the run among the hooks */
   | readonly ["run", string];
 
-export type StageStatus = "not_started" | "started" | "succeeded" | "failed" | "skipped";
+export type StageStatus = StageGroup["status"];
 
-export interface StageRecord {
-  status: StageStatus;
-  error: string | null;
-  /** index in `calls` of the FIRST start, as a run log keeps it */
-  startedAt: number | null;
-  /** index in `calls` of the last done */
-  finishedAt: number | null;
-  inferenceIds: string[];
-}
+/** A run log's stage group with times as positions in `calls`: startedAt the FIRST start, finishedAt the last done. */
+export type StageRecord = StageGroup<number>;
 
 /** Makes one hook fail after it has recorded its call, by a sync throw or an async rejection. */
 export interface FailingHook {
@@ -61,6 +58,16 @@ export class RecordingObserver implements Observer {
     return this.maybeFail("addInference");
   }
 
+  output(stage: string, itemIndex: number | null, value: unknown): void | Promise<void> {
+    this.calls.push(["output", stage, itemIndex, value]);
+    return this.maybeFail("output");
+  }
+
+  /** The outputs told, as [stage, item index, value], in order. */
+  outputs(): [string, number | null, unknown][] {
+    return this.calls.flatMap((call) => (call[0] === "output" ? [[call[1], call[2], call[3]] as [string, number | null, unknown]] : []));
+  }
+
   /** Notes in the sequence that the stage `stage` is running now. */
   ran(stage: string): void {
     this.calls.push(["run", stage]);
@@ -79,28 +86,24 @@ export class RecordingObserver implements Observer {
   /** What a run log would hold for every named stage after these calls. */
   stages(names: readonly string[]): Record<string, StageRecord> {
     const out: Record<string, StageRecord> = {};
-    for (const name of names) {
-      out[name] = { status: "not_started", error: null, startedAt: null, finishedAt: null, inferenceIds: [] };
-    }
+    for (const name of names) out[name] = newGroup<number>();
     this.calls.forEach((call, at) => {
       const record = out[call[1]];
       if (record === undefined) throw new Error(`hook call for unknown stage ${call[1]}`);
       switch (call[0]) {
         case "start":
-          record.status = "started";
-          record.startedAt ??= at;
+          startGroup(record, at);
           break;
         case "done":
-          record.status = call[2] === null ? "succeeded" : "failed";
-          record.error = call[2];
-          record.finishedAt = at;
+          endGroup(record, call[2], at);
           break;
         case "skip":
-          record.status = "skipped";
+          skipGroup(record);
           break;
         case "inference":
           record.inferenceIds.push(call[2]);
           break;
+        case "output":
         case "run":
           break;
       }

@@ -3,7 +3,7 @@ import { each, names, stage } from "./define";
 import { RecordingObserver, type FailingHook, type HookCall } from "./recording-observer.test-util";
 import { run } from "./run";
 import { currentInferenceScope } from "./sink";
-import { Stop, type Item, type Observer, type Policy, type StageResult, type Step } from "./types";
+import { output, Stop, type Item, type Observer, type Policy, type StageResult, type Step } from "./types";
 
 interface Job {
   chunks: string[];
@@ -543,6 +543,60 @@ describe("run: also decided per call", () => {
   });
 });
 
+describe("run: outputs", () => {
+  it("tells a stage's Output to the observer after its run and before its done, with the item's times", async () => {
+    const times: [Date, Date][] = [];
+    const rec = new RecordingObserver();
+    const observer: Observer = {
+      start: (stage) => rec.start(stage),
+      done: (stage, error) => rec.done(stage, error),
+      skip: (stage) => rec.skip(stage),
+      addInference: (stage, id) => rec.addInference(stage, id),
+      output: (stage, index, value, startedAt, finishedAt) => {
+        times.push([startedAt, finishedAt]);
+        return rec.output(stage, index, value);
+      },
+    };
+    const before = Date.now();
+    const steps = [stageOf(rec, "once", { does: async () => (await delay(5), output({ n: 1 })) }), stageOf(rec, "none")];
+    await run(steps, job(), observer);
+    expect(rec.calls).toEqual([["start", "once"], ["run", "once"], ["output", "once", null, { n: 1 }], ["done", "once", null], ...ranOk("none")]);
+    const [startedAt, finishedAt] = times[0]!;
+    expect(startedAt.getTime()).toBeGreaterThanOrEqual(before);
+    expect(finishedAt.getTime() - startedAt.getTime()).toBeGreaterThanOrEqual(4);
+  });
+
+  it("gives an Each item's output the item's index, or the index each() was told", async () => {
+    const rec = new RecordingObserver();
+    const x = stageOf<ChunkItem>(rec, "x", { does: (it) => output(it.item) });
+    await run([each<Job, string>(chunks, [x])], job("a", "b"), rec);
+    await run([each<Job, string>(chunks, [x], (item) => (item === "a" ? 7 : 9))], job("a", "b"), rec);
+    expect(rec.outputs()).toEqual([
+      ["x", 0, "a"],
+      ["x", 1, "b"],
+      ["x", 7, "a"],
+      ["x", 9, "b"],
+    ]);
+  });
+
+  it("stops after an Output with Stop, as after Stop", async () => {
+    const rec = new RecordingObserver();
+    const steps = [stageOf(rec, "a", { does: () => output("last", Stop) }), stageOf(rec, "b")];
+    await expect(run(steps, job(), rec)).resolves.toEqual({ stoppedBy: "a" });
+    expect(rec.outputs()).toEqual([["a", null, "last"]]);
+    expect(rec.statuses(["a", "b"])).toEqual({ a: "succeeded", b: "skipped" });
+  });
+
+  it("goes on when the output hook fails (logged)", async () => {
+    const log = vi.fn();
+    const rec = new RecordingObserver({ hook: "output", mode: "reject" });
+    const steps = [stageOf(rec, "a", { does: () => output(1) }), stageOf(rec, "b")];
+    await expect(run(steps, job(), rec, { log })).resolves.toEqual({ stoppedBy: null });
+    expect(log).toHaveBeenCalledOnce();
+    expect(rec.statuses(["a", "b"])).toEqual({ a: "succeeded", b: "succeeded" });
+  });
+});
+
 describe("run: the observer", () => {
   it("may be null", async () => {
     const plain = (name: string, does: () => StageResult = () => {}) => stage<Job>({ name, run: does });
@@ -643,10 +697,12 @@ describe("run: the observer", () => {
       done: slow("done"),
       skip: slow("skip"),
       addInference: slow("addInference"),
+      output: slow("output"),
     };
     const body = (name: string) => () => {
       if (pending > 0) overlaps.push(`run ${name}`);
       currentInferenceScope()?.addInference(`${name}-1`);
+      return output(name);
     };
     const steps = [
       stage<Job>({ name: "a", also: ["a_too"], run: body("a") }),
@@ -668,6 +724,7 @@ describe("run: the observer", () => {
         await delay(5);
         throw new Error("late");
       },
+      output() {},
     };
     const steps = [stage<Job>({ name: "a", run: () => currentInferenceScope()?.addInference("id") })];
     await run(steps, job(), observer, { log });

@@ -1,5 +1,5 @@
 import { withInferenceScope } from "./sink";
-import { StopSignal, type Observer, type RunOptions, type RunResult, type Stage, type Step } from "./types";
+import { Output, StopSignal, type Observer, type RunOptions, type RunResult, type Stage, type Step } from "./types";
 
 /*
  * The runner's control flow, for every step in order:
@@ -13,10 +13,11 @@ import { StopSignal, type Observer, type RunOptions, type RunResult, type Stage,
  *        skip(s) and its `also` stages — unless an earlier item already ran them — and go on
  *     start(s), start(also…)
  *     result = s.run(job) inside an inference scope named s (AsyncLocalStorage)
+ *     result is an Output        → output(s, item index or null, value, start, end)
  *     done(s, err), done(also…, err)
  *     err and s.policy is fatal  → throw err: the stages after s stay not_started
  *     err and advisory           → go on (the error is on the stage only)
- *     result is Stop             → every stage not yet reached is skipped; run resolves
+ *     result is Stop (or an Output with Stop) → every stage not yet reached is skipped; run resolves
  *
  * Every observer hook is awaited in order and wrapped: a hook that throws is logged and the run
  * goes on. addInference hooks run one after the other while the stage runs, and all of them have
@@ -34,6 +35,7 @@ const noObserver: Observer = {
   done() {},
   skip() {},
   addInference() {},
+  output() {},
 };
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -63,15 +65,16 @@ class Runner {
     }
   }
 
-  async steps(list: readonly Step<unknown>[], job: unknown): Promise<void> {
+  /** `itemIndex`: the run-log index of the Each item being run (the innermost), null outside any */
+  async steps(list: readonly Step<unknown>[], job: unknown, itemIndex: number | null = null): Promise<void> {
     for (const step of list) {
       if (step.kind === "stage") {
-        await this.stage(step, job);
+        await this.stage(step, job, itemIndex);
         continue;
       }
       if (this.stoppedBy === null) {
         for (const itemJob of step.items(job)) {
-          await this.steps(step.steps, itemJob);
+          await this.steps(step.steps, itemJob, step.itemIndex(itemJob));
           if (this.stoppedBy !== null) break;
         }
       }
@@ -93,7 +96,7 @@ class Runner {
     }
   }
 
-  private async stage(s: Stage<unknown>, job: unknown): Promise<void> {
+  private async stage(s: Stage<unknown>, job: unknown, itemIndex: number | null): Promise<void> {
     await yieldToEventLoop();
     this.signal?.throwIfAborted();
     if (this.stoppedBy !== null || (s.enabled !== undefined && !s.enabled(job))) {
@@ -125,9 +128,13 @@ class Runner {
     }
     await this.inferences;
     const finishedAt = new Date();
+    if (result instanceof Output) {
+      const value = result.value;
+      await this.hook("output", () => this.observer.output(s.name, itemIndex, value, startedAt, finishedAt));
+    }
     for (const name of group) await this.hook("done", () => this.observer.done(name, error, finishedAt));
     if (error !== null && s.policy === "fatal") throw error;
-    if (result instanceof StopSignal) this.stoppedBy = s.name;
+    if (result instanceof StopSignal || (result instanceof Output && result.stop)) this.stoppedBy = s.name;
   }
 }
 

@@ -16,7 +16,23 @@ export class StopSignal {
 export const Stop = new StopSignal();
 export type Stop = StopSignal;
 
-export type StageResult = void | Stop;
+/**
+ * Returned by a stage: what it produced for this item (its output, kept for the run page and
+ * receipts), and whether the pipeline stops after it. The runner hands it to the observer with
+ * the item's index and times; a stage never writes its own output.
+ */
+export class Output {
+  readonly kind = "output";
+  constructor(
+    readonly value: unknown,
+    readonly stop: boolean,
+  ) {}
+}
+
+/** A stage's output; `then` = Stop to end the pipeline after it (as returning Stop does). */
+export const output = (value: unknown, then?: Stop): Output => new Output(value, then !== undefined);
+
+export type StageResult = void | Stop | Output;
 
 export interface Stage<J> {
   readonly kind: "stage";
@@ -45,6 +61,8 @@ export interface Each<J> {
   readonly kind: "each";
   /** the per-item jobs; built by each() so that the item type is checked there */
   readonly items: (job: J) => readonly unknown[];
+  /** an item's index in the run log (its outputs' item); built by each(), default the item's place */
+  readonly itemIndex: (itemJob: unknown) => number;
   readonly steps: readonly Step<unknown>[];
 }
 
@@ -60,6 +78,11 @@ export interface Observer {
   done(stage: string, error: Error | null, at?: Date): void | Promise<void>;
   skip(stage: string): void | Promise<void>;
   addInference(stage: string, inferenceId: string): void | Promise<void>;
+  /**
+   * What a stage returned as its Output, before its done: `itemIndex` is the Each item's index
+   * (null for a stage that runs once), and the times are when the stage began and ended on it.
+   */
+  output(stage: string, itemIndex: number | null, value: unknown, startedAt: Date, finishedAt: Date): void | Promise<void>;
 }
 
 export interface RunOptions {

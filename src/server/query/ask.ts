@@ -6,12 +6,14 @@ import { resolveStageOptions } from "../models/factory";
 import { recordedModels } from "../models/record";
 import { run } from "../pipeline";
 import { createRunLog } from "../runs/run-log";
+import { refuseSession } from "../stages";
 import { QueryJob } from "./job";
 import { queryPipeline } from "./pipeline";
 import type { AskInput, AskResult } from "./schemas";
 
 /** query.ask: runs the query pipeline in the caller's request (no queue), under its run log. */
 export async function ask({ app, caller, input }: { app: App; caller: Caller; input: AskInput }): Promise<AskResult> {
+  refuseSession(input.session);
   const db = app.database.db;
   await app.rateLimits.take("query", caller);
   const dataset = await resolveDataset(db, input.dataset, caller);
@@ -36,7 +38,7 @@ export async function ask({ app, caller, input }: { app: App; caller: Caller; in
   } catch (e) {
     error = e instanceof Error ? e : new Error(String(e));
   }
-  await job.settled();
+  // writes the receipts too (a receipt that cannot be kept flags the run, never fails it)
   await log.finish(error);
   if (error) throw error;
   return { answer: job.answer, queryRunId: runId, sources: job.sources() };

@@ -1,13 +1,16 @@
 import type { Db } from "../db/client";
-import { logError } from "../errors";
 import type { Models } from "../models/record";
-import { Stop } from "../pipeline";
-import { keepOutput } from "../runs/outputs";
+import { type Output, output, Stop } from "../pipeline";
 import { type TermWeights, termWeights } from "./bm25";
-import { type Candidate, cut, fuse, type ListName, retrieveLists } from "./retrieve";
+import { cut, fuse, type Given, type Ranked } from "./fusion";
+import { LIST_NAMES } from "./lists/registry";
+import { retrieveLists } from "./retrieve";
 import { type AskInput, NO_INFORMATION, type Source } from "./schemas";
 
-/** The state of one query call and one method per stage (the list is in pipeline.ts). */
+/**
+ * The state of one query call and one method per stage (the list is in pipeline.ts). A stage's
+ * receipt is its Output, which the run log keeps.
+ */
 
 export interface QueryRunContext {
   db: Db;
@@ -28,8 +31,8 @@ export class QueryJob {
   private vector: number[] | null = null;
   /** why there is no embedding, for retrieve_graph's receipt */
   private vectorNote: string | null = null;
-  retrieved: Candidate[] = [];
-  given: Candidate[] = [];
+  retrieved: Ranked[] = [];
+  given: Given[] = [];
   answer = NO_INFORMATION;
   cited: number[] = [];
 
@@ -37,22 +40,6 @@ export class QueryJob {
     readonly ctx: QueryRunContext,
     readonly input: AskInput,
   ) {}
-
-  private readonly writes: Promise<void>[] = [];
-
-  /** Keeps a receipt; written while the call goes on, and awaited by settled(). */
-  private keep(stage: string, output: unknown): void {
-    this.writes.push(
-      keepOutput(this.ctx.db, "query", this.ctx, stage, 0, output).catch((e: unknown) =>
-        logError(`query run ${this.ctx.runId}: the ${stage} receipt could not be kept`, e),
-      ),
-    );
-  }
-
-  /** Resolves when every receipt is written (before the call returns). */
-  async settled(): Promise<void> {
-    await Promise.all(this.writes);
-  }
 
   private async termWeights(): Promise<TermWeights> {
     this.weights ??= await termWeights(this.ctx.db, this.ctx.datasetId, this.input.question);
@@ -72,12 +59,9 @@ export class QueryJob {
     this.vectorNote = null;
   }
 
-  async retrieveGraph() {
+  async retrieveGraph(): Promise<Output> {
     const weights = await this.termWeights();
-    if (weights.chunks === 0) {
-      this.keep("retrieve_graph", { lists: {}, retrieved: [], note: "the dataset is empty" });
-      return Stop;
-    }
+    if (weights.chunks === 0) return output({ lists: {}, retrieved: [], note: "the dataset is empty" }, Stop);
     const vector = this.vector;
     const lists = await retrieveLists({
       db: this.ctx.db,
@@ -91,13 +75,13 @@ export class QueryJob {
     });
     this.retrieved = fuse(lists);
     this.given = cut(this.retrieved, this.input.limit, this.ctx.tokenBudget);
-    this.keep("retrieve_graph", {
-      lists: Object.fromEntries((Object.entries(lists) as [ListName, Candidate[]][]).map(([k, v]) => [k, v.length])),
+    const kept = {
+      lists: Object.fromEntries(LIST_NAMES.map((name) => [name, lists[name].length])),
       ...(vector ? {} : { vectors: this.vectorNote ?? "not searched: the embeddings of this provider are not semantic" }),
       retrieved: this.retrieved.map(receipt),
-    });
+    };
     // nothing known about it: the fixed answer, and no model is asked
-    if (this.given.length === 0) return Stop;
+    return output(kept, this.given.length === 0 ? Stop : undefined);
   }
 
   /** detect_geo runs when the question names a place and a geocoder is configured (#8). */
@@ -105,12 +89,12 @@ export class QueryJob {
     return this.ctx.providers.geo;
   }
 
-  async answerQuestion() {
+  async answerQuestion(): Promise<Output> {
     const context = this.given.map((c, i) => ({ n: i + 1, text: c.text }));
     const a = await this.ctx.models.answer({ question: this.input.question, context });
     this.answer = a.answer;
     this.cited = a.cited.filter((n) => n >= 1 && n <= context.length);
-    this.keep("query", { given: this.given.map((c, i) => ({ n: i + 1, ...receipt(c) })), answer: this.answer, cited: this.cited });
+    return output({ given: this.given.map((c, i) => ({ n: i + 1, ...receipt(c) })), answer: this.answer, cited: this.cited });
   }
 
   sources(): Source[] {
@@ -129,6 +113,6 @@ export class QueryJob {
 }
 
 /** What a receipt keeps of a candidate: enough to see why it was (or was not) given. */
-function receipt(c: Candidate) {
+function receipt(c: Ranked) {
   return { key: c.key, kind: c.kind, text: c.text, score: Number(c.score.toFixed(6)), ranks: c.ranks, textId: c.source.textId };
 }

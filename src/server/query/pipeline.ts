@@ -1,20 +1,20 @@
-import { stage, type Step } from "../pipeline";
+import type { Step } from "../pipeline";
+import { placeholderRun, stagesOf } from "../stages";
 import type { QueryJob } from "./job";
 
-const notYet = (name: string) => () => {
-  throw new Error(`${name} is not available in this version: geo providers arrive with #8`);
-};
+/** A query stage: its policy is its definition's (src/lib/stages.ts). */
+const stage = stagesOf("query");
 
-/** The query pipeline, top to bottom. Its stage names are exactly QueryStages. */
+/** The query pipeline, top to bottom. Its stage names and policies are exactly QueryStages'. */
 export const queryPipeline: readonly Step<QueryJob>[] = [
   // the question's embedding for the vector lists. Advisory: when the embedding server fails,
   // retrieval goes on with the text lists alone, and the failed stage flags the run
-  stage({ name: "embed_question", policy: "advisory", enabled: (job) => job.semanticEmbeddings(), run: (job) => job.embedQuestion() }),
+  stage("embed_question", { enabled: (job) => job.semanticEmbeddings(), run: (job) => job.embedQuestion() }),
   // hybrid candidates, fused and cut to the budget; nothing found = Stop (the fixed answer)
-  stage({ name: "retrieve_graph", run: (job) => job.retrieveGraph() }),
-  // geo: advisory, when the question names a place and a geocoder is configured
-  stage({ name: "detect_geo", policy: "advisory", enabled: (job) => job.namesPlace(), run: notYet("detect_geo") }),
-  stage({ name: "nearby_geo", policy: "advisory", enabled: (job) => job.namesPlace(), run: notYet("nearby_geo") }),
+  stage("retrieve_graph", { run: (job) => job.retrieveGraph() }),
+  // geo: placeholders in this version, when the question names a place and a geocoder is configured
+  stage("detect_geo", { enabled: (job) => job.namesPlace(), run: placeholderRun("query", "detect_geo") }),
+  stage("nearby_geo", { enabled: (job) => job.namesPlace(), run: placeholderRun("query", "nearby_geo") }),
   // the answer from what was retrieved, citing sources as [n]
-  stage({ name: "query", run: (job) => job.answerQuestion() }),
+  stage("query", { run: (job) => job.answerQuestion() }),
 ];

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { QueryStages } from "../../lib/stages";
 import { callerFor, rejection } from "../../test/callers";
@@ -111,6 +111,12 @@ describeEachDriver("query", (ctx) => {
     expect(await rejection(api.query.ask({ dataset: ds.name, question: " " }))).toMatchObject({ code: "BAD_REQUEST", field: "question" });
     expect(await rejection(api.query.ask({ dataset: ds.name, question: "q", limit: 0 }))).toMatchObject({ code: "BAD_REQUEST", field: "limit" });
     expect(await rejection(api.query.ask({ dataset: "nope-nope", question: "q" }))).toMatchObject({ code: "NOT_FOUND" });
+    // short-term memory is not in this version: a session is refused, not ignored
+    expect(await rejection(api.query.ask({ dataset: ds.name, question: "q", session: "chat-1" }))).toEqual({
+      code: "BAD_REQUEST",
+      field: "session",
+      message: "session: is not in this version (short-term memory is not there yet)",
+    });
     expect((await api.runs.query.list({ dataset: ds.name })).items).toEqual([]);
   });
 
@@ -121,14 +127,34 @@ describeEachDriver("query", (ctx) => {
     const api = callerFor(app);
     const long = Array.from({ length: 200 }, (_, i) => `Visitor ${i} from Quito met Erin at the Globex office.`).join(" ");
     const pending = await api.remember.submit({ dataset: ds.name, text: long });
-    const answers = await Promise.all(Array.from({ length: 50 }, () => api.query.ask({ dataset: ds.name, question: "Where does Erin live?" })));
-    const during = await api.remember.get({ id: pending.rememberRunId });
+    const run = () => api.remember.get({ id: pending.rememberRunId });
+    // claimed within a poll or two; the bound only keeps a broken queue from hanging the test
+    let before = await run();
+    for (const end = Date.now() + 30_000; before.status === "queued" && Date.now() < end; before = await run()) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(before.status).toBe("started");
+    let answered = 0;
+    const asks = Array.from({ length: 50 }, () =>
+      api.query.ask({ dataset: ds.name, question: "Where does Erin live?" }).then((a) => {
+        answered += 1;
+        return a;
+      }),
+    );
+    // Read after every query was sent: if it reads "started" while some query is still
+    // unanswered, the run was in progress while the queries ran (an order, not a time).
+    const during = await run();
+    const unansweredThen = 50 - answered;
+    const answers = await Promise.all(asks);
+    expect(during.status).toBe("started");
+    expect(unansweredThen).toBeGreaterThan(0);
     expect(answers.every((a) => /Quito/.test(a.answer))).toBe(true);
-    expect(["queued", "started", "succeeded"]).toContain(during.status);
     const runs = await api.runs.query.list({ dataset: ds.name, limit: 100 });
     expect(runs.counts.succeeded).toBe(50);
-    await app.remember.waitFor(pending.rememberRunId, 60_000);
-    const count = await app.database.db.execute(sql`SELECT 1`);
-    expect(count).toBeTruthy();
+    // and the run the queries overlapped ends well, every chunk stored
+    expect((await app.remember.waitFor(pending.rememberRunId, 60_000)).status).toBe("succeeded");
+    const after = await run();
+    expect(after.progress?.chunksTotal).toBeGreaterThan(1);
+    expect(after.progress?.chunksDone).toBe(after.progress?.chunksTotal);
   });
 });

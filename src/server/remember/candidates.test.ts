@@ -5,8 +5,8 @@ import { describeEachDriver, freshDataset } from "../../test/db";
 import type { Db } from "../db/client";
 import { queryRows } from "../db/rows";
 import { entities, facts } from "../db/schema";
-import { type CandidateQuery, type EntityCandidate, FACTS_PER_PREDICATE, keysToCompare, loadCandidates, sqlNameKey } from "./candidates";
-import { nameKey } from "./normalize";
+import { type CandidateQuery, type EntityCandidate, FACTS_PER_PREDICATE, keysToCompare, loadCandidates } from "./candidates";
+import { nameKey, sqlNameKey } from "../text/name-key";
 
 /*
  * load_candidates' facts: exactly those resolve_edges may compare a new fact with (same subject

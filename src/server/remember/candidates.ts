@@ -1,9 +1,9 @@
-import { type SQL, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { queryRows } from "../db/rows";
+import { column, queryRows, rowDecoder } from "../db/rows";
 import { cosineDistance, vectorRows } from "../db/vector";
-import { date, type FactRow, factSelect } from "../graph/shape";
-import { nameKey } from "./normalize";
+import { type FactRow, factRow, factSelect } from "../graph/shape";
+import { nameKey, sqlNameKey } from "../text/name-key";
 import { turn } from "../slices";
 
 /*
@@ -73,8 +73,20 @@ export interface CandidateQuery {
   dimensions: number;
 }
 
-type EntityRow = { id: string; name: string; name_key: string; type: string; aliases: string[]; alias_keys: string[]; summary: string | null };
 const entityColumns = sql.raw("id, name, name_key, type, aliases, alias_keys, summary");
+const entity = {
+  id: column.text,
+  name: column.text,
+  name_key: column.text,
+  type: column.text,
+  aliases: column.texts,
+  alias_keys: column.texts,
+  summary: column.nullable(column.text),
+};
+const entityRow = rowDecoder(entity);
+type EntityRow = ReturnType<typeof entityRow>;
+const similarRow = rowDecoder({ ...entity, key: column.text, sim: column.number });
+const nearRow = rowDecoder({ ...entity, d: column.number });
 
 const json = (v: unknown) => sql`${JSON.stringify(v)}::jsonb`;
 const fromRow = (r: EntityRow, via: EntityCandidate["via"], forKey: string | null, score: number): EntityCandidate => ({
@@ -92,12 +104,13 @@ const fromRow = (r: EntityRow, via: EntityCandidate["via"], forKey: string | nul
 
 export async function exactEntities(db: Db, datasetId: string, keys: string[]): Promise<EntityCandidate[]> {
   if (keys.length === 0) return [];
-  const rows = await queryRows<EntityRow>(
+  const rows = await queryRows(
     db,
     sql`SELECT ${entityColumns} FROM gb_entities
         WHERE dataset_id = ${datasetId}
           AND (name_key IN (SELECT jsonb_array_elements_text(${json(keys)}))
                OR alias_keys && ARRAY(SELECT jsonb_array_elements_text(${json(keys)})))`,
+    entityRow,
   );
   return rows.map((r) => fromRow(r, "exact", null, 1));
 }
@@ -114,7 +127,7 @@ async function similarNames(db: Db, datasetId: string, keys: string[]): Promise<
   const out: EntityCandidate[] = [];
   for (let i = 0; i < keys.length; i += SIMILAR_BATCH) {
     if (i > 0) await turn();
-    const rows = await queryRows<EntityRow & { key: string; sim: number }>(
+    const rows = await queryRows(
       db,
       sql`SELECT k.key, e.* FROM jsonb_array_elements_text(${json(keys.slice(i, i + SIMILAR_BATCH))}) AS k(key)
           CROSS JOIN LATERAL (
@@ -122,8 +135,9 @@ async function similarNames(db: Db, datasetId: string, keys: string[]): Promise<
             WHERE dataset_id = ${datasetId} AND name_key % k.key
             ORDER BY sim DESC LIMIT 5
           ) e`,
+      similarRow,
     );
-    for (const r of rows) out.push(fromRow(r, "trigram", r.key, Number(r.sim)));
+    for (const r of rows) out.push(fromRow(r, "trigram", r.key, r.sim));
   }
   return out;
 }
@@ -132,13 +146,14 @@ async function nearEntities(db: Db, q: CandidateQuery): Promise<EntityCandidate[
   const out: EntityCandidate[] = [];
   for (const { key, vector } of q.vectors) {
     const distance = cosineDistance(sql`embedding`, vector, { pgvector: q.pgvector, dimensions: q.dimensions });
-    const rows = await queryRows<EntityRow & { d: number }>(
+    const rows = await queryRows(
       db,
       sql`SELECT ${entityColumns}, ${distance} AS d FROM gb_entities
           WHERE dataset_id = ${q.datasetId} AND ${vectorRows(sql`embedding`, q.dimensions)}
           ORDER BY d LIMIT 3`,
+      nearRow,
     );
-    for (const r of rows) if (Number(r.d) <= 0.35) out.push(fromRow(r, "vector", key, 1 - Number(r.d)));
+    for (const r of rows) if (r.d <= 0.35) out.push(fromRow(r, "vector", key, 1 - r.d));
   }
   return out;
 }
@@ -152,7 +167,7 @@ const toFact = (r: FactRow): FactCandidate => ({
   objectName: r.object_name,
   objectValue: r.object_value,
   sentence: r.sentence,
-  validAt: date(r.valid_at),
+  validAt: r.valid_at,
 });
 
 /** the newest current facts kept per subject and predicate (a subject may like hundreds of things) */
@@ -163,18 +178,6 @@ export const FACTS_PER_PREDICATE = 20;
  * a subplan it cannot match to the index's predicate column).
  */
 const texts = (v: string[]) => sql`${`{${v.map((x) => `"${x.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`}::text[]`;
-
-/**
- * nameKey (normalize.ts) in SQL, for literal objects: accents off (NFKD, the combining marks of
- * Latin, Greek and Cyrillic dropped), lower case, "'s" kept as "s", anything but letters and
- * digits one space, no leading article. resolve_edges compares by nameKey itself; this only has
- * to find the same rows.
- */
-export function sqlNameKey(value: SQL): SQL {
-  const marks = "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]";
-  return sql`regexp_replace(btrim(regexp_replace(regexp_replace(lower(regexp_replace(normalize(${value}, NFKD), ${marks}, '', 'g')),
-    ${"['’]s\\y"}, 's', 'g'), '[^[:alnum:]]+', ' ', 'g')), '^(the|a|an) ', '')`;
-}
 
 async function currentFacts(db: Db, datasetId: string, entityIds: string[], said: CandidateQuery["chunkFacts"]): Promise<FactCandidate[]> {
   // no fact in the chunk: nothing to compare
@@ -189,7 +192,7 @@ async function currentFacts(db: Db, datasetId: string, entityIds: string[], said
   // same predicate is in the first only, so that none is counted twice.
   const current = sql`f.dataset_id = ${datasetId} AND f.expired_at IS NULL AND f.subject_id = ANY(${ids})`;
   return (
-    await queryRows<FactRow>(
+    await queryRows(
       db,
       sql`${factSelect}
           WHERE f.dataset_id = ${datasetId} AND f.id IN (
@@ -205,6 +208,7 @@ async function currentFacts(db: Db, datasetId: string, entityIds: string[], said
             ) c
             WHERE c.same_object OR c.newest <= ${FACTS_PER_PREDICATE})
           ORDER BY f.created_at DESC`,
+      factRow,
     )
   ).map(toFact);
 }

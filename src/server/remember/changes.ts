@@ -2,7 +2,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { queryRows } from "../db/rows";
 import { entities } from "../db/schema";
-import { type FactRow, type FactView, factSelect, toFactView } from "../graph/shape";
+import { factRow, type FactView, factSelect, toFactView } from "../graph/shape";
 import type { Scope } from "../auth/caller";
 import { runDataset } from "../runs/find";
 
@@ -23,8 +23,8 @@ export async function rememberChanges({ db, scope, id }: { db: Db; scope: Scope;
       .from(entities)
       .where(and(eq(entities.datasetId, datasetId), eq(entities.createdRunId, id)))
       .orderBy(asc(entities.name)),
-    await queryRows<FactRow>(db, sql`${factSelect} WHERE f.dataset_id = ${datasetId} AND f.created_run_id = ${id} ORDER BY f.created_at, f.id`),
-    await queryRows<FactRow>(db, sql`${factSelect} WHERE f.dataset_id = ${datasetId} AND f.invalidated_run_id = ${id} ORDER BY f.created_at, f.id`),
+    await queryRows(db, sql`${factSelect} WHERE f.dataset_id = ${datasetId} AND f.created_run_id = ${id} ORDER BY f.created_at, f.id`, factRow),
+    await queryRows(db, sql`${factSelect} WHERE f.dataset_id = ${datasetId} AND f.invalidated_run_id = ${id} ORDER BY f.created_at, f.id`, factRow),
   ];
   return { runId: id, entitiesCreated: created, factsCreated: made.map(toFactView), factsInvalidated: retired.map(toFactView) };
 }

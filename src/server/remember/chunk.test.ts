@@ -1,6 +1,7 @@
 import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { chunking, chunkText, countTokens, LONG_WORD, SEGMENTER_WINDOW, sentenceSpans, TOKENIZER_SPAN, tokenizer, type Chunk } from "./chunk";
+import { chunking, chunkText, countTokens, LONG_WORD, TOKENIZER_SPAN, tokenizer, type Chunk } from "./chunk";
+import { SEGMENTER_WINDOW, sentenceSpans } from "../text/sentences";
 
 /** A deterministic pseudo-random text: paragraphs of sentences, some with abbreviations. */
 function longText(paragraphCount: number, seed = 7): string {

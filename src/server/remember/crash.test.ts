@@ -6,7 +6,7 @@ import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
 import { type Child, reap, spawnChild, waitForLine } from "../../test/child";
 import { type Database, openDatabase } from "../db/client";
 import { migrate } from "../db/migrate";
-import { queryRows } from "../db/rows";
+import { column, queryRows, rowDecoder } from "../db/rows";
 import { createScratchDatabase } from "../db/scratch";
 
 /*
@@ -26,25 +26,27 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pgUrl = inject("pgUrl");
 if (!pgUrl) console.log("crash test [postgres]: skipped, TEST_DATABASE_URL is unset");
 
-interface RunRow {
-  id: string;
-  dataset: string;
-  seq: number;
-  status: string;
-  error: string | null;
-  attempts: number;
-  attempt_errors: { kind: string }[] | string;
-  started_at: Date | string;
-  finished_at: Date | string;
-}
+const runRow = rowDecoder({
+  id: column.text,
+  dataset: column.text,
+  seq: column.int,
+  status: column.text,
+  error: column.nullable(column.text),
+  attempts: column.int,
+  attempt_errors: column.json<{ kind: string }[]>(),
+  started_at: column.timestamp,
+  finished_at: column.timestamp,
+});
+const chunkTimesRow = rowDecoder({ run_id: column.text, first: column.timestamp, last: column.timestamp });
 
 async function verify(database: Database) {
   const db = database.db;
-  const runs = await queryRows<RunRow>(
+  const runs = await queryRows(
     db,
     sql`SELECT r.id, d.name AS dataset, r.seq, r.status, r.error, r.attempts, r.attempt_errors, r.started_at, r.finished_at
         FROM gb_remember_runs r JOIN datasets d ON d.id = r.dataset_id
         WHERE d.name IN ('crash-a', 'crash-b') ORDER BY r.seq`,
+    runRow,
   );
   // every accepted text: one run (client retries made no second one), succeeded
   expect(runs).toHaveLength(TEXTS);
@@ -68,21 +70,22 @@ async function verify(database: Database) {
 
   // in submission order per dataset: each run's (last) attempt began after the one before ended,
   // and its chunks were stored after every chunk of the one before
-  const chunkTimes = await queryRows<{ run_id: string; first: Date | string; last: Date | string }>(
+  const chunkTimes = await queryRows(
     db,
     sql`SELECT run_id, min(created_at) AS first, max(created_at) AS last FROM gb_chunks GROUP BY run_id`,
+    chunkTimesRow,
   );
-  const times = new Map(chunkTimes.map((c) => [c.run_id, { first: new Date(c.first).getTime(), last: new Date(c.last).getTime() }]));
+  const times = new Map(chunkTimes.map((c) => [c.run_id, { first: c.first.getTime(), last: c.last.getTime() }]));
   for (const name of ["crash-a", "crash-b"]) {
     const mine = runs.filter((r) => r.dataset === name);
     for (let k = 1; k < mine.length; k++) {
       const [prev, run] = [mine[k - 1]!, mine[k]!];
-      expect(new Date(run.started_at).getTime()).toBeGreaterThanOrEqual(new Date(prev.finished_at).getTime());
+      expect(run.started_at.getTime()).toBeGreaterThanOrEqual(prev.finished_at.getTime());
       expect(times.get(run.id)!.first).toBeGreaterThanOrEqual(times.get(prev.id)!.last);
     }
   }
-  const kinds = runs.flatMap((r) => (typeof r.attempt_errors === "string" ? JSON.parse(r.attempt_errors) : r.attempt_errors) as { kind: string }[]).map((a) => a.kind);
-  return { runs, kinds, retried: runs.filter((r) => Number(r.attempts) > 1).length };
+  const kinds = runs.flatMap((r) => r.attempt_errors).map((a) => a.kind);
+  return { runs, kinds, retried: runs.filter((r) => r.attempts > 1).length };
 }
 
 describe("crash test: kill -9 and SIGTERM while remembering", () => {

@@ -25,7 +25,8 @@ function parseParams(params: Record<string, unknown>): RunParams {
  */
 export async function executeRememberRun(app: App, claimed: ClaimedRun, signal: AbortSignal): Promise<void> {
   const db = app.database.db;
-  const log = attachRunLog(db, "remember", claimed);
+  // a chunk's stage outputs are written together as its store ends (see RunLogOptions.outputsWith)
+  const log = attachRunLog(db, "remember", claimed, { outputsWith: "store" });
   try {
     const params = parseParams(claimed.params);
     const models = recordedModels(app.provider, {
@@ -58,13 +59,12 @@ export async function executeRememberRun(app: App, claimed: ClaimedRun, signal: 
     try {
       await run(rememberPipeline, job, log, { signal, log: logError });
     } finally {
-      // what the per-chunk stages produced for chunks no store took along (a failed attempt)
-      await job.keepPending().catch((e: unknown) => logError(`remember run ${claimed.id}: stage outputs could not be kept`, e));
       // the records of the attempt's model calls are in before its end is
       await models.settle();
     }
   } catch (e) {
-    // the stages as they ended reach the row before the manager ends the attempt
+    // the stages as they ended (and the outputs of chunks no store took along) reach the
+    // database before the manager ends the attempt
     await log.settle();
     throw e;
   }

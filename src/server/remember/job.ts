@@ -10,8 +10,9 @@ import { type Candidates, loadCandidates } from "./candidates";
 import { yieldToForeground } from "../foreground";
 import { chunking } from "./chunk";
 import { inSlices } from "../slices";
-import { nameKey, uniqueKeys } from "./normalize";
-import { type KeptOutput, keepOutput, keepOutputs, readOutput } from "../runs/outputs";
+import { nameKey, uniqueKeys } from "../text/name-key";
+import { type Output, output } from "../pipeline";
+import { keepOutput, readOutput } from "../runs/outputs";
 import { holdsRun, LeaseLostError } from "./manager";
 import { type Plan, resolvePlan } from "./resolve";
 import type { RunParams } from "./schemas";
@@ -19,12 +20,13 @@ import { type StoreResult, storeChunk, storeSeries } from "./store";
 
 /*
  * The state of one remember call and one method per stage (the list is in pipeline.ts). Stages
- * read what earlier ones left here and leave what later ones need; each keeps its output.
+ * read what earlier ones left here and leave what later ones need; each returns its Output, which
+ * the run log keeps (a chunk's, as the chunk is stored). chunk_text alone writes its own (below).
  *
  * A run may take several attempts (a crash, an outage, a shutdown): each resumes from what the
  * earlier ones left. The text's id is the run's, chunk_text's output is the chunk plan (written,
- * fenced, before any chunk is stored), and a chunk is stored with its store output in one
- * transaction; so an attempt reads the plan and the chunks stored, and works on the rest only.
+ * fenced, before any chunk is stored), and a chunk is stored in one transaction; so an attempt
+ * reads the plan and the chunks stored, and works on the rest only.
  */
 
 /** chunk_text's output: the plan every attempt of the run follows. */
@@ -194,46 +196,25 @@ export class RememberJob {
     return this.earlier.plan !== null;
   }
 
-  private keep(stage: string, index: number, output: unknown): Promise<void> {
-    return keepOutput(this.ctx.db, "remember", this.ctx, stage, index, output);
-  }
-
-  /**
-   * What the per-chunk stages produced, not yet written: it goes in with its chunk, in store's
-   * transaction (one statement instead of four a chunk: on a long text these writes were a tenth
-   * of the database's time), or at the end of the attempt (keepPending).
-   */
-  private unkept: KeptOutput[] = [];
-
-  private keepLater(stage: string, index: number, output: unknown): void {
-    this.unkept.push({ stage, itemIndex: index, output });
-  }
-
-  /** Writes what the per-chunk stages produced and no store took along (the attempt ends). */
-  async keepPending(): Promise<void> {
-    const kept = this.unkept;
-    this.unkept = [];
-    // a few chunks' outputs a statement: a failed attempt may leave every chunk's extraction
-    for (let i = 0; i < kept.length; i += 20) await keepOutputs(this.ctx.db, "remember", this.ctx, kept.slice(i, i + 20));
-  }
-
   get occurredAt(): Date | null {
     return this.params.occurredAt ? new Date(this.params.occurredAt) : null;
   }
 
-  async classifyComplexity(): Promise<void> {
+  async classifyComplexity(): Promise<Output> {
     this.complexity = await this.ctx.models.classifyComplexity({ text: this.params.text });
-    await this.keep("classify_complexity", 0, this.complexity);
+    return output(this.complexity);
   }
 
+  /** Keeps its output itself, unlike every other stage: see keepPlan. */
   async chunkText(): Promise<void> {
+    const startedAt = new Date();
     const { plan, stored } = this.earlier;
     if (plan) {
       this.chunks = plan.chunks.map((c) => newChunk(c.index, c.content, c.tokens));
       for (const c of this.chunks) c.id = stored.get(c.index) ?? c.id;
       this.pending = this.chunks.filter((c) => !stored.has(c.index));
       const resumed = { attempt: this.ctx.attempt, storedBefore: [...stored.keys()].sort((a, b) => a - b) };
-      await this.keepPlan({ ...plan, resumed });
+      await this.keepPlan({ ...plan, resumed }, startedAt);
       return;
     }
     const { chunkTokens, overlapTokens } = this.ctx.settings;
@@ -249,17 +230,20 @@ export class RememberJob {
     // chunks stored by an attempt that died before its plan was kept (runs of an older version)
     for (const c of this.chunks) c.id = stored.get(c.index) ?? c.id;
     this.pending = this.chunks.filter((c) => !stored.has(c.index));
-    await this.keepPlan({ tokens, chunks: this.chunks.map((c) => ({ index: c.index, tokens: c.tokenCount, content: c.content })) });
+    await this.keepPlan({ tokens, chunks: this.chunks.map((c) => ({ index: c.index, tokens: c.tokenCount, content: c.content })) }, startedAt);
   }
 
   /**
-   * The plan is what later attempts follow, so it is written only while this attempt holds the
-   * run: a process that lost the run cannot replace the plan that the chunks stored follow.
+   * chunk_text's output is not an Output through the run log like the others': it is the plan
+   * later attempts follow, durable queue state. So the stage writes it itself, before any chunk
+   * is stored, and only while this attempt holds the run (a process that lost the run cannot
+   * replace the plan that the chunks stored follow); and if it cannot be written, the stage
+   * fails, and with it the attempt (no chunk may be stored without the plan it belongs to).
    */
-  private async keepPlan(plan: ChunkPlan & { resumed?: unknown }): Promise<void> {
+  private async keepPlan(plan: ChunkPlan & { resumed?: unknown }, startedAt: Date): Promise<void> {
     await this.ctx.db.transaction(async (tx) => {
       if (!(await holdsRun(tx as unknown as Db, this.fence))) throw this.lost();
-      await keepOutput(tx as unknown as Db, "remember", this.ctx, "chunk_text", 0, plan);
+      await keepOutput(tx as unknown as Db, "remember", this.ctx, "chunk_text", 0, plan, { startedAt, finishedAt: new Date() });
     });
   }
 
@@ -267,14 +251,14 @@ export class RememberJob {
     return new LeaseLostError(`remember run ${this.ctx.runId}: attempt ${this.ctx.attempt} no longer holds the run; nothing more is written`);
   }
 
-  async extractGraph(chunk: ChunkWork, position: number): Promise<void> {
+  async extractGraph(chunk: ChunkWork, position: number): Promise<Output> {
     chunk.graph = await this.extractions.get(position, this.pending.length);
-    this.keepLater("extract_graph", chunk.index, chunk.graph);
+    return output(chunk.graph);
   }
 
-  async summarizeChunk(chunk: ChunkWork, position: number): Promise<void> {
+  async summarizeChunk(chunk: ChunkWork, position: number): Promise<Output> {
     chunk.summary = await this.summaries.get(position, this.pending.length);
-    this.keepLater("summarize_chunk", chunk.index, { summary: chunk.summary });
+    return output({ summary: chunk.summary });
   }
 
   private embeddingTexts(chunk: ChunkWork): string[] {
@@ -282,7 +266,7 @@ export class RememberJob {
     return [chunk.content, ...g.entities.map((e) => e.name), ...g.facts.map((f) => f.sentence)];
   }
 
-  async loadCandidates(chunk: ChunkWork, position: number): Promise<void> {
+  async loadCandidates(chunk: ChunkWork, position: number): Promise<Output> {
     await yieldToForeground();
     const graph = chunk.graph ?? { entities: [], facts: [] };
     chunk.vectors = await this.embeddings.get(position, this.pending.length);
@@ -301,10 +285,10 @@ export class RememberJob {
       pgvector: this.ctx.pgvector,
       dimensions: this.ctx.models.embeddingDimensions,
     });
-    this.keepLater("load_candidates", chunk.index, keptCandidates(chunk.candidates));
+    return output(keptCandidates(chunk.candidates));
   }
 
-  async resolveEdges(chunk: ChunkWork): Promise<void> {
+  async resolveEdges(chunk: ChunkWork): Promise<Output> {
     chunk.plan = await resolvePlan(
       {
         graph: chunk.graph ?? { entities: [], facts: [] },
@@ -314,7 +298,7 @@ export class RememberJob {
       },
       (input) => this.ctx.models.resolveEdges(input),
     );
-    this.keepLater("resolve_edges", chunk.index, chunk.plan);
+    return output(chunk.plan);
   }
 
   /** store links the series itself when the text is one chunk (store's `also`). */
@@ -326,7 +310,7 @@ export class RememberJob {
     return this.params.series !== undefined && this.chunks.length > 1;
   }
 
-  async store(chunk: ChunkWork): Promise<void> {
+  async store(chunk: ChunkWork): Promise<Output> {
     const graph = chunk.graph ?? { entities: [], facts: [] };
     const plan = chunk.plan!;
     const vectors = new Map<string, number[]>();
@@ -341,50 +325,42 @@ export class RememberJob {
       if (vec) vectors.set(f.id, vec);
     }
     await yieldToForeground();
-    // this chunk's outputs only: the first Each extracts every chunk before the first store
-    const kept = this.unkept.filter((k) => k.itemIndex === chunk.index);
-    this.unkept = this.unkept.filter((k) => k.itemIndex !== chunk.index);
-    try {
-      chunk.stored = await storeChunk(this.ctx.db, {
-        datasetId: this.ctx.datasetId,
-        runId: this.ctx.runId,
-        attempt: this.ctx.attempt,
-        text: {
-          id: this.textId,
-          content: this.params.text,
-          userId: this.params.userId ?? null,
-          source: this.params.source ?? {},
-          seriesKey: this.params.series ?? null,
-          occurredAt: this.occurredAt,
-        },
-        chunk: {
-          id: chunk.id,
-          index: chunk.index,
-          content: chunk.content,
-          summary: chunk.summary ?? "",
-          tokenCount: chunk.tokenCount,
-          embedding: v[0] ?? null,
-        },
-        plan,
-        vectors,
-        linkSeries: this.seriesWithStore(),
-        kept,
-      });
-    } catch (e) {
-      // not stored: kept by the next store, or at the end of the attempt
-      this.unkept.unshift(...kept);
-      throw e;
-    }
-    // stored: what the chunk's stages made is in the database now, and need not stay in memory
+    chunk.stored = await storeChunk(this.ctx.db, {
+      datasetId: this.ctx.datasetId,
+      runId: this.ctx.runId,
+      attempt: this.ctx.attempt,
+      text: {
+        id: this.textId,
+        content: this.params.text,
+        userId: this.params.userId ?? null,
+        source: this.params.source ?? {},
+        seriesKey: this.params.series ?? null,
+        occurredAt: this.occurredAt,
+      },
+      chunk: {
+        id: chunk.id,
+        index: chunk.index,
+        content: chunk.content,
+        summary: chunk.summary ?? "",
+        tokenCount: chunk.tokenCount,
+        embedding: v[0] ?? null,
+      },
+      plan,
+      vectors,
+      linkSeries: this.seriesWithStore(),
+    });
+    // stored: what the chunk's stages made need not stay in memory (the run log holds their
+    // outputs until it writes them with this one, as the stage ends)
     chunk.graph = null;
     chunk.vectors = null;
     chunk.candidates = null;
     chunk.plan = null;
+    return output(chunk.stored);
   }
 
-  async storeSeries(): Promise<void> {
+  async storeSeries(): Promise<Output> {
     const position = await storeSeries(this.ctx.db, this.fence, this.textId, this.params.series!);
-    await this.keep("store_series", 0, { series: this.params.series, position });
+    return output({ series: this.params.series, position });
   }
 
   /** An enrichment stage runs when the call asks for it and its provider is configured. */

@@ -1,11 +1,14 @@
-import { each, type Item, stage, type Step } from "../pipeline";
+import { each, type Item, type Step } from "../pipeline";
+import { placeholderRun, stagesOf } from "../stages";
 import type { ChunkWork, RememberJob } from "./job";
 
 type ChunkItem = Item<RememberJob, ChunkWork>;
 
-const notYet = (name: string) => () => {
-  throw new Error(`${name} is not available in this version: enrichment providers arrive with #8`);
-};
+/** A remember stage: its policy is its definition's (src/lib/stages.ts). */
+const stage = stagesOf("remember");
+
+/** A chunk's outputs are kept under its own index: a resumed attempt's items are the chunks left. */
+const chunkIndex = (chunk: ChunkWork) => chunk.index;
 
 /**
  * load_candidates, resolve_edges, store: what makes new knowledge consistent with the graph.
@@ -13,36 +16,39 @@ const notYet = (name: string) => () => {
  * earlier chunks stored (and, with enrichment, for the observations it writes).
  */
 export const reconcileSteps: readonly Step<ChunkItem>[] = [
-  stage<ChunkItem>({ name: "load_candidates", run: ({ job, item, index }) => job.loadCandidates(item, index) }),
-  stage<ChunkItem>({ name: "resolve_edges", run: ({ job, item }) => job.resolveEdges(item) }),
-  stage<ChunkItem>({
-    name: "store",
+  stage<ChunkItem>("load_candidates", { run: ({ job, item, index }) => job.loadCandidates(item, index) }),
+  stage<ChunkItem>("resolve_edges", { run: ({ job, item }) => job.resolveEdges(item) }),
+  stage<ChunkItem>("store", {
     // a text of one chunk links its series in the same transaction
     also: ({ job }) => (job.seriesWithStore() ? ["store_series"] : []),
     run: ({ job, item }) => job.store(item),
   }),
 ];
 
-/** The remember pipeline, top to bottom. Its stage names are exactly RememberStages. */
+/** The remember pipeline, top to bottom. Its stage names and policies are exactly RememberStages'. */
 export const rememberPipeline: readonly Step<RememberJob>[] = [
   // simple or complex; this run's model defaults and whether to chunk. Advisory: a classifier
   // that fails must not lose the text; without its answer the text is chunked as usual
   // (not asked again when an earlier attempt of the run chunked the text: its plan is followed)
-  stage({ name: "classify_complexity", policy: "advisory", enabled: (job) => !job.resumed(), run: (job) => job.classifyComplexity() }),
-  stage({ name: "chunk_text", run: (job) => job.chunkText() }),
+  stage("classify_complexity", { enabled: (job) => !job.resumed(), run: (job) => job.classifyComplexity() }),
+  stage("chunk_text", { run: (job) => job.chunkText() }),
   // per chunk not stored by an earlier attempt: entities and facts, and a summary (later chunks
   // start early, bounded)
-  each((job) => job.pending, [
-    stage<ChunkItem>({ name: "extract_graph", run: ({ job, item, index }) => job.extractGraph(item, index) }),
-    stage<ChunkItem>({ name: "summarize_chunk", run: ({ job, item, index }) => job.summarizeChunk(item, index) }),
-  ]),
+  each(
+    (job) => job.pending,
+    [
+      stage<ChunkItem>("extract_graph", { run: ({ job, item, index }) => job.extractGraph(item, index) }),
+      stage<ChunkItem>("summarize_chunk", { run: ({ job, item, index }) => job.summarizeChunk(item, index) }),
+    ],
+    chunkIndex,
+  ),
   // per chunk, in order: reconcile with the graph and store
-  each((job) => job.pending, reconcileSteps),
+  each((job) => job.pending, reconcileSteps, chunkIndex),
   // a text of several chunks joins its series once every chunk is stored
-  stage({ name: "store_series", enabled: (job) => job.seriesAlone(), run: (job) => job.storeSeries() }),
-  // enrichment: advisory, and off unless asked for and configured
-  stage({ name: "resolve_geo", policy: "advisory", enabled: (job) => job.enrichment("geo"), run: notYet("resolve_geo") }),
-  stage({ name: "web_search", policy: "advisory", enabled: (job) => job.enrichment("webSearch"), run: notYet("web_search") }),
-  stage({ name: "fetch_series", policy: "advisory", enabled: (job) => job.enrichment("observeSeries"), run: notYet("fetch_series") }),
-  stage({ name: "observe_series", policy: "advisory", enabled: (job) => job.enrichment("observeSeries"), run: notYet("observe_series") }),
+  stage("store_series", { enabled: (job) => job.seriesAlone(), run: (job) => job.storeSeries() }),
+  // enrichment: placeholders in this version (options.enrich is refused), off unless asked for and configured
+  stage("resolve_geo", { enabled: (job) => job.enrichment("geo"), run: placeholderRun("remember", "resolve_geo") }),
+  stage("web_search", { enabled: (job) => job.enrichment("webSearch"), run: placeholderRun("remember", "web_search") }),
+  stage("fetch_series", { enabled: (job) => job.enrichment("observeSeries"), run: placeholderRun("remember", "fetch_series") }),
+  stage("observe_series", { enabled: (job) => job.enrichment("observeSeries"), run: placeholderRun("remember", "observe_series") }),
 ];

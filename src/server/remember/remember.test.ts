@@ -76,6 +76,14 @@ describeEachDriver("remember", (ctx) => {
       field: "occurredAt",
     });
     expect(await rejection(api.remember.submit({ dataset: "no-such-dataset", text: "x" }))).toMatchObject({ code: "NOT_FOUND" });
+    // enrichment is not in this version: switching any on is refused, not ignored (switched off is fine)
+    for (const [key, stage] of [["geo", "resolve_geo"], ["webSearch", "web_search"], ["observeSeries", "fetch_series, observe_series"]] as const) {
+      expect(await rejection(api.remember.submit({ dataset: ds.name, text: "x", series: "s", options: { enrich: { [key]: true } } }))).toEqual({
+        code: "BAD_REQUEST",
+        field: `options.enrich.${key}`,
+        message: `options.enrich.${key}: is not in this version (${stage} ${stage.includes(",") ? "are placeholders" : "is a placeholder"})`,
+      });
+    }
     const small = { ...app, env: { ...app.env, GB_MAX_TEXT_BYTES: 16 } };
     expect(await rejection(callerFor(small).remember.submit({ dataset: ds.name, text: "é".repeat(9) }))).toMatchObject({
       code: "PAYLOAD_TOO_LARGE",
@@ -83,6 +91,8 @@ describeEachDriver("remember", (ctx) => {
     });
     const runs = await api.runs.remember.list({ dataset: ds.name });
     expect(runs.items).toEqual([]);
+    // with every enrichment switched off, the text is remembered
+    expect((await api.remember.submit({ dataset: ds.name, text: "Ann lives in Oslo.", options: { enrich: { geo: false, webSearch: false } }, wait: true })).status).toBe("succeeded");
   });
 
   it("supersedes a fact that changes, keeping the old one invalidated (Paris → Berlin)", async () => {

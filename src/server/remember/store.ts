@@ -1,15 +1,15 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { chunks, entities, facts, mentions, texts, type TextSource } from "../db/schema";
-import { type KeptOutput, keepOutputs } from "../runs/outputs";
 import { holdsRun, LeaseLostError } from "./manager";
-import { nameKey } from "./normalize";
+import { nameKey } from "../text/name-key";
 import type { Plan } from "./resolve";
 
 /*
  * store: one transaction per chunk (text, chunk, entities, facts, invalidations, provenance, the
- * series link for a one-chunk text, and the stage's output, which records the chunk as done). If
- * it fails, nothing of the chunk is stored. It first checks, and locks, that this attempt still
+ * series link for a one-chunk text); the stored chunk is the record that it is done. If it
+ * fails, nothing of the chunk is stored. (Its outputs, and the earlier stages' for the chunk, are
+ * the run log's to write, as the stage ends.) It first checks, and locks, that this attempt still
  * holds the run (the fencing check): a process that lost the run can never store a chunk.
  */
 
@@ -24,8 +24,6 @@ export interface StoreInput {
   /** embeddings of the plan's entities (by id) and new facts (by id) */
   vectors: Map<string, number[]>;
   linkSeries: boolean;
-  /** what the chunk's earlier stages (and other chunks' extraction, run ahead) produced, kept with it */
-  kept?: readonly KeptOutput[];
 }
 
 export interface StoreResult {
@@ -174,8 +172,6 @@ export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult
       duplicates: plan.duplicates.length,
       seriesPosition,
     };
-    // the chunk's record of being done, with the chunk: a later attempt resumes after it
-    await keepOutputs(tx as unknown as Db, "remember", { datasetId, runId }, [...(input.kept ?? []), { stage: "store", itemIndex: input.chunk.index, output: result }]);
     return result;
   });
 }

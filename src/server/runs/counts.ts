@@ -1,7 +1,7 @@
 import { count, eq, getTableName, sql } from "drizzle-orm";
 import { type RunKind, RunStatuses, type RunStatus } from "../../lib/stages";
 import type { Db } from "../db/client";
-import { anyStageFailed } from "../db/schema/run-logs";
+import { anyStageFailedSql } from "../db/schema/stage-group";
 import type { Scope } from "../auth/caller";
 import { resolveDataset } from "../datasets/datasets";
 import type { CountRunsInput } from "./schemas";
@@ -19,7 +19,7 @@ export type RunCounts = Record<RunStatus, number> & {
 export async function countRuns({ db, scope, kind, input }: { db: Db; scope: Scope; kind: RunKind; input: CountRunsInput }): Promise<RunCounts> {
   const { table, stages } = runLogs[kind];
   const dataset = await resolveDataset(db, input.dataset, scope);
-  const failedStage = anyStageFailed(stages, getTableName(table));
+  const failedStage = anyStageFailedSql(stages, getTableName(table));
   const rows = await db
     .select({ status: table.status, n: count(), flagged: sql<number>`count(*) FILTER (WHERE ${failedStage})` })
     .from(table)

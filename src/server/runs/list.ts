@@ -1,7 +1,7 @@
 import { and, count, desc, eq, getTableColumns, getTableName, type SQL, sql } from "drizzle-orm";
 import { type RunKind, RunStatuses, type RunStatus } from "../../lib/stages";
 import type { Db } from "../db/client";
-import { anyStageFailed } from "../db/schema/run-logs";
+import { anyStageFailedSql } from "../db/schema/stage-group";
 import type { Scope } from "../auth/caller";
 import { resolveDataset } from "../datasets/datasets";
 import { decodeCursor, encodeCursor } from "../cursor";
@@ -21,7 +21,7 @@ export async function listRuns({ db, scope, kind, input }: { db: Db; scope: Scop
   const dataset = await resolveDataset(db, input.dataset, scope);
 
   const base: SQL[] = [eq(table.datasetId, dataset.id)];
-  if (input.flagged) base.push(sql`${table.status} = 'succeeded' AND ${anyStageFailed(stages, getTableName(table))}`);
+  if (input.flagged) base.push(sql`${table.status} = 'succeeded' AND ${anyStageFailedSql(stages, getTableName(table))}`);
   const page: SQL[] = [...base];
   if (input.status) page.push(eq(table.status, input.status));
   if (input.cursor) {

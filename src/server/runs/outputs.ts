@@ -7,14 +7,22 @@ import { runDataset } from "./find";
 
 export const outputTables = { remember: rememberStageOutputs, query: queryStageOutputs } as const;
 
-/** What a stage produced for one item (0 for a stage that runs once). */
+/** What a stage produced for one item (0 for a stage that runs once), and when it ran on it. */
 export interface KeptOutput {
   stage: string;
   itemIndex: number;
   output: unknown;
+  startedAt: Date;
+  finishedAt: Date;
 }
 
-/** Keeps what a stage produced for one item (0 for a stage that runs once). */
+/*
+ * The run-log observer writes the stages' outputs (run-log.ts): a stage returns its Output and
+ * never writes it. The one exception is chunk_text's, the chunk plan a resumed attempt follows:
+ * durable queue state, which the remember job writes itself, fenced, before any chunk is stored.
+ */
+
+/** Keeps what a stage produced for one item (0 for a stage that runs once); times default to now. */
 export async function keepOutput(
   db: Db,
   kind: RunKind,
@@ -22,8 +30,10 @@ export async function keepOutput(
   stage: string,
   itemIndex: number,
   output: unknown,
+  times?: { startedAt: Date; finishedAt: Date },
 ): Promise<void> {
-  await keepOutputs(db, kind, at, [{ stage, itemIndex, output }]);
+  const now = new Date();
+  await keepOutputs(db, kind, at, [{ stage, itemIndex, output, startedAt: times?.startedAt ?? now, finishedAt: times?.finishedAt ?? now }]);
 }
 
 /** Keeps several outputs in one statement; of two for the same stage and item, the later. */
@@ -34,10 +44,21 @@ export async function keepOutputs(db: Db, kind: RunKind, at: { datasetId: string
   const last = new Map(kept.map((k) => [`${k.stage}\u0000${k.itemIndex}`, k]));
   await db
     .insert(t)
-    .values([...last.values()].map((k) => ({ datasetId: at.datasetId, runId: at.runId, stage: k.stage, itemIndex: k.itemIndex, output: k.output ?? null, createdAt: now })))
+    .values(
+      [...last.values()].map((k) => ({
+        datasetId: at.datasetId,
+        runId: at.runId,
+        stage: k.stage,
+        itemIndex: k.itemIndex,
+        output: k.output ?? null,
+        startedAt: k.startedAt,
+        finishedAt: k.finishedAt,
+        createdAt: now,
+      })),
+    )
     .onConflictDoUpdate({
       target: [t.datasetId, t.runId, t.stage, t.itemIndex],
-      set: { output: sql`excluded.output`, createdAt: sql`excluded.created_at` },
+      set: { output: sql`excluded.output`, startedAt: sql`excluded.started_at`, finishedAt: sql`excluded.finished_at`, createdAt: sql`excluded.created_at` },
     });
 }
 
@@ -56,6 +77,9 @@ export interface StageOutput {
   stage: string;
   itemIndex: number;
   output: unknown;
+  /** when the stage began and ended on the item */
+  startedAt: Date;
+  finishedAt: Date;
   createdAt: Date;
 }
 
@@ -64,7 +88,7 @@ export async function listOutputs({ db, scope, kind, id, stage }: { db: Db; scop
   const dataset = await runDataset({ db, scope, kind, id });
   const t = outputTables[kind];
   const rows = await db
-    .select({ stage: t.stage, itemIndex: t.itemIndex, output: t.output, createdAt: t.createdAt })
+    .select({ stage: t.stage, itemIndex: t.itemIndex, output: t.output, startedAt: t.startedAt, finishedAt: t.finishedAt, createdAt: t.createdAt })
     .from(t)
     .where(and(eq(t.datasetId, dataset.id), eq(t.runId, id), stage ? eq(t.stage, stage) : undefined));
   const order = new Map<string, number>(StageTables[kind].map((s, i) => [s.name, i]));

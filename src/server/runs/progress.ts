@@ -3,6 +3,7 @@ import { RememberStages } from "../../lib/stages";
 import type { Db } from "../db/client";
 import { rememberRuns, rememberStageOutputs } from "../db/schema";
 import type { RememberRunRow } from "../db/schema/run-logs";
+import { readGroup } from "../db/schema/stage-group";
 
 /** How far a remember run has come, for its page's progress bar. */
 export interface RunProgress {
@@ -21,7 +22,7 @@ const ENDED = new Set(["succeeded", "failed", "skipped"]);
 
 export async function rememberProgress(db: Db, row: RememberRunRow): Promise<RunProgress> {
   const t = rememberStageOutputs;
-  const stagesDone = RememberStages.filter((s) => ENDED.has(row[`${s.name}_status`])).length;
+  const stagesDone = RememberStages.filter((s) => ENDED.has(readGroup(row, s).status)).length;
   const [outputs] = await db
     .select({
       // chunk_text keeps the list of chunks; extract_graph's outputs count them when it is gone (purge)

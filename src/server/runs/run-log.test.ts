@@ -4,7 +4,8 @@ import { describeEachDriver, freshDataset } from "../../test/db";
 import { LOCAL_CALLER } from "../../server/auth/caller";
 import { queryRows } from "../db/rows";
 import { queryRuns } from "../db/schema";
-import { each, run, stage, Stop } from "../pipeline";
+import { each, output, run, stage, Stop } from "../pipeline";
+import { listOutputs } from "./outputs";
 import { createRunLog, nullRunLog } from "./run-log";
 import { getRun } from "./get";
 
@@ -201,6 +202,82 @@ describeEachDriver("run log", (ctx) => {
       await db.execute(sql.raw(`DROP TRIGGER ${fn} ON gb_query_runs`));
       await db.execute(sql.raw(`DROP FUNCTION ${fn}()`));
     }
+  });
+
+  it("keeps every stage's output with the item's times; with outputsWith, an item's outputs go in with that stage's", async () => {
+    const { app } = ctx();
+    const db = app.database.db;
+    const ds = await freshDataset(app);
+    const log = await createRunLog(db, "remember", { datasetId: ds.id, userId: null, params: {} }, { outputsWith: "store" });
+    const kept = async () => (await listOutputs({ db, scope: LOCAL_CALLER, kind: "remember", id: log.id! })).map((o) => `${o.stage}:${o.itemIndex}`);
+    const seen: string[][] = [];
+    type It = { job: Job; item: number; index: number };
+    const pipeline = [
+      stage<Job>({ name: "classify_complexity", run: () => output({ simple: true }) }),
+      // a stage that runs once is written at once, before the next starts
+      stage<Job>({ name: "chunk_text", run: async () => void seen.push(await kept()) }),
+      each<Job, number>((j) => j.items ?? [], [stage<It>({ name: "extract_graph", run: ({ item }) => output({ chunk: item }) })], (item) => item * 10),
+      each<Job, number>(
+        (j) => j.items ?? [],
+        [
+          stage<It>({
+            name: "store",
+            run: async ({ item }) => {
+              // an item's outputs wait for its store: none of this chunk's, all of the earlier chunk's
+              seen.push(await kept());
+              await new Promise((r) => setTimeout(r, 5));
+              return output({ stored: item });
+            },
+          }),
+        ],
+        (item) => item * 10,
+      ),
+    ];
+    await run(pipeline, { items: [1, 2] }, log);
+    await log.finish(null);
+    expect(seen).toEqual([
+      ["classify_complexity:0"],
+      ["classify_complexity:0"],
+      ["classify_complexity:0", "extract_graph:10", "store:10"],
+    ]);
+    const outputs = await listOutputs({ db, scope: LOCAL_CALLER, kind: "remember", id: log.id! });
+    expect(outputs.map((o) => [o.stage, o.itemIndex, o.output])).toEqual([
+      ["classify_complexity", 0, { simple: true }],
+      ["extract_graph", 10, { chunk: 1 }],
+      ["extract_graph", 20, { chunk: 2 }],
+      ["store", 10, { stored: 1 }],
+      ["store", 20, { stored: 2 }],
+    ]);
+    // the item's own times: a store item took its 5 ms, and the items follow one another
+    const stores = outputs.filter((o) => o.stage === "store");
+    for (const o of stores) expect(o.finishedAt.getTime() - o.startedAt.getTime()).toBeGreaterThanOrEqual(4);
+    expect(stores[1]!.startedAt.getTime()).toBeGreaterThanOrEqual(stores[0]!.finishedAt.getTime());
+  });
+
+  it.each([
+    ["query", {}],
+    ["remember", { outputsWith: "store" }],
+  ] as const)("a %s output that cannot be kept is logged and flags the run, never fails it", async (kind, options) => {
+    const { app } = ctx();
+    const db = app.database.db;
+    const ds = await freshDataset(app);
+    const logged: string[] = [];
+    const log = await createRunLog(db, kind, { datasetId: ds.id, userId: null, params: {} }, { ...options, log: (m) => logged.push(m) });
+    // Postgres refuses NUL in jsonb: a real refusal of the write, on both drivers
+    const name = kind === "query" ? "retrieve_graph" : "classify_complexity";
+    const after = kind === "query" ? "query" : "chunk_text";
+    const result = await run([stage<Job>({ name, run: () => output({ text: "a\u0000b" }) }), stage<Job>({ name: after, run: () => output("fine") })], {}, log);
+    expect(await log.finish(null)).toBe("written");
+    expect(result.stoppedBy).toBeNull();
+    expect(logged).toEqual([`run log ${kind} ${log.id}: the outputs of ${name} could not be kept`]);
+    const r = await getRun({ db, scope: LOCAL_CALLER, kind, id: log.id! });
+    expect(r.status).toBe("succeeded");
+    expect(r.flagged).toBe(true);
+    const failed = r.stages.find((x) => x.name === name)!;
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toMatch(/^its output could not be kept: /);
+    expect(r.stages.find((x) => x.name === after)?.status).toBe("succeeded");
+    expect((await listOutputs({ db, scope: LOCAL_CALLER, kind, id: log.id! })).map((o) => o.stage)).toEqual([after]);
   });
 
   it("a null log does nothing and the call works", async () => {

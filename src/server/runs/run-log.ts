@@ -1,16 +1,33 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import type { Observer } from "../pipeline";
-import type { RunKind, RunStatus, StageStatus } from "../../lib/stages";
+import type { RunKind, RunStatus } from "../../lib/stages";
 import type { Db } from "../db/client";
 import { errorText, logError } from "../errors";
 import { rememberRuns } from "../db/schema";
+import {
+  ENDED_WHILE_RUNNING,
+  endGroup,
+  failIfStarted,
+  flagGroup,
+  groupPlaceholders,
+  groupValues,
+  newGroup,
+  skipGroup,
+  type StageGroup,
+  startGroup,
+} from "../db/schema/stage-group";
+import { type KeptOutput, keepOutputs } from "./outputs";
 import { runLogs } from "./tables";
 
 /*
- * The run-log observer: the only writer of gb_remember_runs and gb_query_runs. The row is
- * written at every transition so that a call in progress can be watched; writes are queued in
- * order, and a write that fails is logged and never fails the call.
+ * The run-log observer: the writer of a run's status and stage groups while the call runs, and of
+ * its stages' outputs. (The row is made here too; the remember queue's statements claim, renew
+ * and end attempts, and fail the stages a dead attempt left started; a purge redacts params and
+ * inference ids.) The row is written at every transition so that a call in progress can be
+ * watched; writes are queued in order, and a write that fails is logged and never fails the call.
+ * A stage output that cannot be kept is logged and fails its stage after the fact: the run goes
+ * on, and if it succeeds it is flagged.
  */
 
 /**
@@ -34,14 +51,6 @@ export interface RunLogInit {
   params: Record<string, unknown>;
 }
 
-interface StageState {
-  status: StageStatus;
-  error: string | null;
-  startedAt: Date | null;
-  finishedAt: Date | null;
-  inferenceIds: string[];
-}
-
 type Log = (message: string, error: unknown) => void;
 const defaultLog: Log = logError;
 
@@ -52,6 +61,7 @@ export const nullRunLog: RunLog = {
   done() {},
   skip() {},
   addInference() {},
+  output() {},
   finish: async () => "written",
   settle: async () => "written",
 };
@@ -67,18 +77,12 @@ function prepareWrite(db: Db, kind: RunKind) {
   // A remember run is written only by the attempt that holds it (its claim's attempt number, the
   // fencing token): a process that lost its lease cannot overwrite the next attempt's stages.
   const fence = kind === "remember" ? eq(rememberRuns.attempts, sql.placeholder("attempt")) : undefined;
-  // Casts in SQL rather than column encoders: drizzle's timestamp encoder does not take null
-  // through a placeholder.
-  const text = (name: string) => sql.placeholder(name);
-  const time = (name: string) => sql`${sql.placeholder(name)}::timestamptz`;
-  const set: Record<string, unknown> = { status: text("status"), error: text("error"), finishedAt: time("finishedAt") };
-  for (const s of stages) {
-    set[`${s.name}_status`] = text(`${s.name}_status`);
-    set[`${s.name}_error`] = text(`${s.name}_error`);
-    set[`${s.name}_started_at`] = time(`${s.name}_started_at`);
-    set[`${s.name}_finished_at`] = time(`${s.name}_finished_at`);
-    if (s.model) set[`${s.name}_inference_ids`] = sql`${sql.placeholder(`${s.name}_inference_ids`)}::uuid[]`;
-  }
+  const set: Record<string, unknown> = {
+    status: sql.placeholder("status"),
+    error: sql.placeholder("error"),
+    finishedAt: sql`${sql.placeholder("finishedAt")}::timestamptz`,
+    ...groupPlaceholders(stages),
+  };
   return (
     db
       .update(table)
@@ -105,10 +109,13 @@ function preparedWrite(db: Db, kind: RunKind): Write {
 /** how long a coalesced change may wait for its write (see soon) */
 const COALESCE_MS = 200;
 
+/** the most outputs one statement writes when several chunks' are left (a failed attempt's) */
+const OUTPUTS_PER_STATEMENT = 20;
+
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 class TableRunLog implements RunLog {
-  private readonly stages = new Map<string, StageState>();
+  private readonly stages = new Map<string, StageGroup>();
   private status: RunStatus = "started";
   private error: string | null = null;
   private finishedAt: Date | null = null;
@@ -127,10 +134,10 @@ class TableRunLog implements RunLog {
     private readonly awaitWrites = true,
     /** remember: the attempt that holds the run (see prepareWrite) */
     private readonly attempt = 0,
+    /** see RunLogOptions.outputsWith */
+    private readonly outputsWith: string | null = null,
   ) {
-    for (const s of runLogs[kind].stages) {
-      this.stages.set(s.name, { status: "not_started", error: null, startedAt: null, finishedAt: null, inferenceIds: [] });
-    }
+    for (const s of runLogs[kind].stages) this.stages.set(s.name, newGroup());
   }
 
   private values(): Record<string, unknown> {
@@ -143,13 +150,8 @@ class TableRunLog implements RunLog {
       finishedAt: iso(this.finishedAt),
     };
     for (const s of runLogs[this.kind].stages) {
-      const st = this.stages.get(s.name);
-      if (!st) continue;
-      v[`${s.name}_status`] = st.status;
-      v[`${s.name}_error`] = st.error;
-      v[`${s.name}_started_at`] = iso(st.startedAt);
-      v[`${s.name}_finished_at`] = iso(st.finishedAt);
-      if (s.model) v[`${s.name}_inference_ids`] = st.inferenceIds;
+      const g = this.stages.get(s.name);
+      if (g) Object.assign(v, groupValues(s, g));
     }
     return v;
   }
@@ -197,11 +199,69 @@ class TableRunLog implements RunLog {
   }
 
   async settle(): Promise<WriteResult> {
+    await this.keepHeld();
     if (this.dirty || this.inFlight) return this.flush();
     return this.last;
   }
 
-  private state(stage: string): StageState | undefined {
+  /** outputs of Each items waiting for their item's `outputsWith` output, by item index */
+  private held = new Map<number, KeptOutput[]>();
+  /** the output writes so far, chained (one at a time, in order); never rejects */
+  private outputWrites: Promise<void> = Promise.resolve();
+
+  /** Writes outputs in one statement, after those before; a failure fails their stages (see flagGroup). */
+  private keep(kept: KeptOutput[]): Promise<void> {
+    this.outputWrites = this.outputWrites.then(async () => {
+      try {
+        await keepOutputs(this.db, this.kind, { datasetId: this.datasetId, runId: this.id }, kept);
+      } catch (e) {
+        this.log(`run log ${this.kind} ${this.id}: the outputs of ${[...new Set(kept.map((k) => k.stage))].join(", ")} could not be kept`, e);
+        for (const k of kept) {
+          const g = this.stages.get(k.stage);
+          if (g) flagGroup(g, `its output could not be kept: ${errorText(e)}`);
+        }
+        this.soon();
+      }
+    });
+    return this.outputWrites;
+  }
+
+  /** Writes every held output, a few chunks' a statement (a failed attempt may hold every chunk's extraction). */
+  private async keepHeld(): Promise<void> {
+    const all = [...this.held.values()].flat();
+    this.held.clear();
+    for (let i = 0; i < all.length; i += OUTPUTS_PER_STATEMENT) void this.keep(all.slice(i, i + OUTPUTS_PER_STATEMENT));
+    await this.outputWrites;
+  }
+
+  /**
+   * A stage's output. Of a stage that runs once: written at once. Of an Each item, when the log
+   * has `outputsWith`: held until that stage's output for the same item, then the item's outputs
+   * go in one statement (remember: a chunk's outputs are written as its store ends, one statement
+   * a chunk; neither one per output nor every chunk's at the first store). The rest at settle.
+   */
+  output(stage: string, itemIndex: number | null, value: unknown, startedAt: Date, finishedAt: Date): Promise<void> | void {
+    if (!this.state(stage)) return;
+    const kept: KeptOutput = { stage, itemIndex: itemIndex ?? 0, output: value, startedAt, finishedAt };
+    if (itemIndex !== null && this.outputsWith !== null) {
+      const item = this.held.get(itemIndex) ?? [];
+      item.push(kept);
+      if (stage !== this.outputsWith) {
+        this.held.set(itemIndex, item);
+        return;
+      }
+      this.held.delete(itemIndex);
+      return this.written(this.keep(item));
+    }
+    return this.written(this.keep([kept]));
+  }
+
+  /** A write the runner waits for, or not (awaitWrites: false; settle and finish wait for it). */
+  private written(write: Promise<void>): Promise<void> | void {
+    return this.awaitWrites ? write : undefined;
+  }
+
+  private state(stage: string): StageGroup | undefined {
     const s = this.stages.get(stage);
     if (!s) this.log(`run log ${this.kind} ${this.id}: no stage ${stage} in this log`, stage);
     return s;
@@ -211,11 +271,9 @@ class TableRunLog implements RunLog {
   async start(stage: string, at = new Date()): Promise<void> {
     const s = this.state(stage);
     if (!s) return;
-    s.status = "started";
     // A stage inside an Each starts once per item and keeps its first start time; a watcher has
     // seen it start, and learns of the later items with the next write.
-    if (s.startedAt) return this.soon();
-    s.startedAt = at;
+    if (!startGroup(s, at)) return this.soon();
     const written = this.flush();
     if (this.awaitWrites) await written;
   }
@@ -227,17 +285,14 @@ class TableRunLog implements RunLog {
   done(stage: string, error: Error | null, at = new Date()): void {
     const s = this.state(stage);
     if (!s) return;
-    // Once failed (on any item), a stage stays failed with its first error.
-    if (error && s.error === null) s.error = errorText(error);
-    s.status = s.error !== null ? "failed" : "succeeded";
-    s.finishedAt = at;
+    endGroup(s, error ? errorText(error) : null, at);
     this.dirty = true;
   }
 
   skip(stage: string): void {
     const s = this.state(stage);
     if (!s) return;
-    s.status = "skipped";
+    skipGroup(s);
     this.dirty = true;
   }
 
@@ -253,17 +308,14 @@ class TableRunLog implements RunLog {
   }
 
   async finish(error: Error | null): Promise<WriteResult> {
+    // the outputs first: one that cannot be kept fails its stage, which the end must show
+    await this.keepHeld();
     const now = new Date();
     this.status = error ? "failed" : "succeeded";
     this.error = error ? errorText(error) : null;
     this.finishedAt = now;
     // No stage is left open: a stage still started when the call ended failed with it.
-    for (const s of this.stages.values()) {
-      if (s.status !== "started") continue;
-      s.status = "failed";
-      s.error ??= "the call ended while this stage was running";
-      s.finishedAt = now;
-    }
+    for (const s of this.stages.values()) failIfStarted(s, ENDED_WHILE_RUNNING, now);
     return this.flush();
   }
 }
@@ -273,9 +325,15 @@ export interface RunLogOptions {
   /**
    * false: a start's write is queued and the stage runs at once (writes stay in order, and
    * finish waits for them all). For calls of a few milliseconds, such as a query, where a
-   * watcher gains nothing from the stage being on disk before it runs.
+   * watcher gains nothing from the stage being on disk before it runs. Also for outputs.
    */
   awaitWrites?: boolean;
+  /**
+   * The stage whose output for an Each item writes that item's outputs, held until then, in one
+   * statement (remember: "store", so a chunk's outputs go in as it is stored). Unset: each output
+   * is written as it comes.
+   */
+  outputsWith?: string;
 }
 
 /** Creates the run row (status started) and returns its observer. Throws if the row cannot be made. */
@@ -296,7 +354,7 @@ export async function createRunLog(
     createdAt: now,
     startedAt: now,
   });
-  return new TableRunLog(db, kind, id, init.datasetId, options.log ?? defaultLog, options.awaitWrites ?? true);
+  return new TableRunLog(db, kind, id, init.datasetId, options.log ?? defaultLog, options.awaitWrites ?? true, 0, options.outputsWith ?? null);
 }
 
 /** A queued run's row. */
@@ -354,5 +412,5 @@ export function attachRunLog(
   run: { id: string; datasetId: string; attempt?: number },
   options: RunLogOptions = {},
 ): RunLog {
-  return new TableRunLog(db, kind, run.id, run.datasetId, options.log ?? defaultLog, true, run.attempt ?? 0);
+  return new TableRunLog(db, kind, run.id, run.datasetId, options.log ?? defaultLog, true, run.attempt ?? 0, options.outputsWith ?? null);
 }

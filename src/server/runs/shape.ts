@@ -1,11 +1,16 @@
-import type { RunKind, RunStatus, StageDef, StageStatus } from "../../lib/stages";
+import type { RunKind, RunStatus, StageDef, StagePolicy, StageStatus } from "../../lib/stages";
 import type { AttemptError } from "../db/schema/run-logs";
+import { anyGroupFailed, readGroup } from "../db/schema/stage-group";
 import type { RunProgress } from "./progress";
 
 /** How the runs API presents a run: the same shape for both logs. */
 export interface StageView {
   name: string;
   model: boolean;
+  /** from the stage's definition: does its failure end the run (fatal) or flag it (advisory) */
+  policy: StagePolicy;
+  /** the stage's capability is not in this version: it never runs */
+  placeholder: boolean;
   status: StageStatus;
   error: string | null;
   startedAt: Date | null;
@@ -25,7 +30,7 @@ export interface RunSummary {
   startedAt: Date | null;
   finishedAt: Date | null;
   durationMs: number | null;
-  /** succeeded, with a failed (advisory) stage */
+  /** succeeded, with a failed stage (an advisory one, or one whose output could not be kept) */
   flagged: boolean;
 }
 
@@ -58,24 +63,24 @@ const span = (a: Date | null, b: Date | null) => (a && b ? b.getTime() - a.getTi
 
 export function stageViews(row: Record<string, unknown>, stages: readonly StageDef[]): StageView[] {
   return stages.map((s) => {
-    const startedAt = (row[`${s.name}_started_at`] as Date | null) ?? null;
-    const finishedAt = (row[`${s.name}_finished_at`] as Date | null) ?? null;
+    const g = readGroup(row, s);
     return {
       name: s.name,
       model: s.model,
-      status: row[`${s.name}_status`] as StageStatus,
-      error: (row[`${s.name}_error`] as string | null) ?? null,
-      startedAt,
-      finishedAt,
-      durationMs: span(startedAt, finishedAt),
-      inferenceIds: s.model ? ((row[`${s.name}_inference_ids`] as string[] | null) ?? []) : [],
+      policy: s.policy,
+      placeholder: s.placeholder === true,
+      status: g.status,
+      error: g.error,
+      startedAt: g.startedAt,
+      finishedAt: g.finishedAt,
+      durationMs: span(g.startedAt, g.finishedAt),
+      inferenceIds: g.inferenceIds,
     };
   });
 }
 
 export function summarize(kind: RunKind, dataset: string, row: Row, stages: readonly StageDef[]): RunSummary {
-  const flagged =
-    row.status === "succeeded" && stages.some((s) => row[`${s.name}_status`] === "failed");
+  const flagged = row.status === "succeeded" && anyGroupFailed(row, stages);
   return {
     kind,
     id: row.id,

@@ -42,10 +42,19 @@ describeEachDriver(
       const all = [...Array(chunks).keys()];
       for (const stage of ["extract_graph", "summarize_chunk", "load_candidates", "resolve_edges", "store"]) expect(indexes(stage)).toEqual(all);
       expect(indexes("chunk_text")).toEqual([0]);
-      const times = timeline.items.map((i) => i.createdAt.getTime());
-      expect(times).toEqual([...times].sort((a, b) => a - b));
-      expect(Math.min(...times)).toBeGreaterThanOrEqual(run.startedAt!.getTime());
-      expect(Math.max(...times)).toBeLessThanOrEqual(run.finishedAt!.getTime());
+      // each item's own times, inside its stage's and the run's, in start order
+      const starts = timeline.items.map((i) => i.startedAt.getTime());
+      expect(starts).toEqual([...starts].sort((a, b) => a - b));
+      for (const item of timeline.items) {
+        const stage = run.stages.find((s) => s.name === item.stage)!;
+        expect(item.finishedAt.getTime()).toBeGreaterThanOrEqual(item.startedAt.getTime());
+        expect(item.startedAt.getTime()).toBeGreaterThanOrEqual(stage.startedAt!.getTime());
+        expect(item.finishedAt.getTime()).toBeLessThanOrEqual(stage.finishedAt!.getTime());
+        expect(item.finishedAt.getTime()).toBeLessThanOrEqual(run.finishedAt!.getTime());
+      }
+      // the items of a per-chunk stage follow one another (the runner runs one item at a time)
+      const extracted = timeline.items.filter((i) => i.stage === "extract_graph").sort((a, b) => a.itemIndex - b.itemIndex);
+      for (let i = 1; i < extracted.length; i++) expect(extracted[i]!.startedAt.getTime()).toBeGreaterThanOrEqual(extracted[i - 1]!.finishedAt.getTime());
 
       // a finished run's progress is whole
       expect(run.progress).toEqual({ stagesDone: 12, stagesTotal: 12, chunksDone: chunks, chunksTotal: chunks, queuePosition: null });

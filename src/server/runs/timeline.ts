@@ -8,7 +8,7 @@ import { runDataset } from "./find";
 import { outputTables } from "./outputs";
 
 // the waterfall's own input types (src/lib, which the pages share): a model call ran from
-// createdAt − latencyMs to createdAt; an item (chunk) of a stage ended when its output was kept
+// createdAt − latencyMs to createdAt; an item (chunk) of a stage ran when its output says
 export type { TimelineInference, TimelineItem };
 
 export interface RunTimeline {
@@ -38,10 +38,10 @@ export async function runTimeline({ db, scope, kind, id }: { db: Db; scope: Scop
       .where(and(eq(inferences.datasetId, dataset.id), eq(inferences.runId, id)))
       .orderBy(asc(inferences.createdAt), asc(inferences.id)),
     db
-      .select({ stage: t.stage, itemIndex: t.itemIndex, createdAt: t.createdAt })
+      .select({ stage: t.stage, itemIndex: t.itemIndex, startedAt: t.startedAt, finishedAt: t.finishedAt })
       .from(t)
       .where(and(eq(t.datasetId, dataset.id), eq(t.runId, id)))
-      .orderBy(asc(t.createdAt), asc(t.stage), asc(t.itemIndex)),
+      .orderBy(asc(t.startedAt), asc(t.stage), asc(t.itemIndex)),
   ]);
   return { runId: id, inferences: calls, items };
 }

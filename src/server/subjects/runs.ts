@@ -3,6 +3,7 @@ import { type RunKind, StageTables } from "../../lib/stages";
 import type { Db } from "../db/client";
 import { queryRows } from "../db/rows";
 import { inferences, queryRuns, queryStageOutputs, rememberRuns, rememberStageOutputs } from "../db/schema";
+import { keepExistingInferenceIdsSql } from "../db/schema/stage-group";
 import type { Gone, Subject } from "./graph";
 import { inIds, type PurgedTable, type RedactedTable, type Tally } from "./tally";
 
@@ -63,11 +64,9 @@ async function redactRuns(
 
 /** The runs' stage columns keep only the ids of inferences that still exist (no dead links). */
 async function dropDeletedInferenceIds(tx: Db, kind: RunKind, datasetId: string, runIds: string[]): Promise<void> {
-  const columns = StageTables[kind].filter((s) => s.model).map((s) => sql.identifier(`${s.name}_inference_ids`));
-  if (columns.length === 0 || runIds.length === 0) return;
-  const kept = (c: ReturnType<typeof sql.identifier>) => sql`${c} = ARRAY(SELECT x FROM unnest(${c}) WITH ORDINALITY AS u(x, i)
-                                     WHERE EXISTS (SELECT 1 FROM gb_inferences g WHERE g.dataset_id = ${datasetId} AND g.id = u.x) ORDER BY i)`;
-  await tx.execute(sql`UPDATE ${logs[kind].runs} SET ${sql.join(columns.map(kept), sql`, `)} WHERE dataset_id = ${datasetId} AND id IN ${inIds(runIds)}`);
+  const set = keepExistingInferenceIdsSql(StageTables[kind], datasetId);
+  if (set === null || runIds.length === 0) return;
+  await tx.execute(sql`UPDATE ${logs[kind].runs} SET ${set} WHERE dataset_id = ${datasetId} AND id IN ${inIds(runIds)}`);
 }
 
 /** Runs whose params name the user (`userId` of remember and query input). */

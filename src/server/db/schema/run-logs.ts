@@ -1,4 +1,4 @@
-import { desc, type SQL, sql } from "drizzle-orm";
+import { desc, sql } from "drizzle-orm";
 import { type AnyPgColumn, bigint, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { QueryStages, RememberStages, type StageDef } from "../../../lib/stages";
 import {
@@ -9,35 +9,36 @@ import {
   stageStatusColumn,
   stageTimeColumn,
 } from "./columns";
+import { type ErrorKey, groupKeys, type InferenceIdsKey, type StatusKey, type TimeKey } from "./stage-group";
 
 /*
- * The run-log tables, generated from the stage tables: one column group per stage
- * (`<stage>_status`, `_error`, `_started_at`, `_finished_at`, and `_inference_ids` for model
- * stages). The mapped type keeps every generated column name typed, so a typo is a compile
- * error. Each table is built once, here, at module load (drizzle-orm #4209).
+ * The run-log tables, generated from the stage tables: one column group per stage (its columns
+ * and what they mean: stage-group.ts). The mapped type keeps every generated column name typed,
+ * so a typo is a compile error. Each table is built once, here, at module load (drizzle-orm #4209).
  */
 
 type Defs = readonly StageDef[];
 type ModelName<S extends Defs> = Extract<S[number], { model: true }>["name"];
 
 export type StageColumns<S extends Defs> = {
-  [N in S[number]["name"] as `${N}_status`]: ReturnType<typeof stageStatusColumn>;
+  [N in S[number]["name"] as StatusKey<N>]: ReturnType<typeof stageStatusColumn>;
 } & {
-  [N in S[number]["name"] as `${N}_error`]: ReturnType<typeof stageErrorColumn>;
+  [N in S[number]["name"] as ErrorKey<N>]: ReturnType<typeof stageErrorColumn>;
 } & {
-  [N in S[number]["name"] as `${N}_started_at` | `${N}_finished_at`]: ReturnType<typeof stageTimeColumn>;
+  [N in S[number]["name"] as TimeKey<N>]: ReturnType<typeof stageTimeColumn>;
 } & {
-  [N in ModelName<S> as `${N}_inference_ids`]: ReturnType<typeof inferenceIdsColumn>;
+  [N in ModelName<S> as InferenceIdsKey<N>]: ReturnType<typeof inferenceIdsColumn>;
 };
 
 export function stageColumns<const S extends Defs>(stages: S): StageColumns<S> {
   const columns: Record<string, unknown> = {};
   for (const s of stages) {
-    columns[`${s.name}_status`] = stageStatusColumn();
-    columns[`${s.name}_error`] = stageErrorColumn();
-    columns[`${s.name}_started_at`] = stageTimeColumn();
-    columns[`${s.name}_finished_at`] = stageTimeColumn();
-    if (s.model) columns[`${s.name}_inference_ids`] = inferenceIdsColumn();
+    const k = groupKeys(s);
+    columns[k.status] = stageStatusColumn();
+    columns[k.error] = stageErrorColumn();
+    columns[k.startedAt] = stageTimeColumn();
+    columns[k.finishedAt] = stageTimeColumn();
+    if (k.inferenceIds) columns[k.inferenceIds] = inferenceIdsColumn();
   }
   // Built key by key above from the same names the mapped type is built from.
   return columns as StageColumns<S>;
@@ -123,10 +124,3 @@ export const queryRuns = pgTable("gb_query_runs", { ...runColumns(), ...stageCol
 
 export type RememberRunRow = typeof rememberRuns.$inferSelect;
 export type QueryRunRow = typeof queryRuns.$inferSelect;
-
-/** SQL that is true when any stage of the table failed (for the "flagged" filter). */
-export function anyStageFailed(stages: Defs, tableName: string): SQL {
-  return sql.raw(
-    "(" + stages.map((s) => `"${tableName}"."${s.name}_status" = 'failed'`).join(" OR ") + ")",
-  );
-}

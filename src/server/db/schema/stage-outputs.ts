@@ -12,6 +12,10 @@ function stageOutputsTable(name: string) {
       /** the Each item (chunk index); 0 for a stage that runs once */
       itemIndex: integer("item_index").notNull(),
       output: jsonb("output").notNull(),
+      /** when the stage began and ended on the item (the waterfall's item bars) */
+      startedAt: ts("started_at").notNull(),
+      finishedAt: ts("finished_at").notNull(),
+      /** when it was written (a chunk's outputs go in with its store, after the item ended) */
       createdAt: ts("created_at").notNull(),
     },
     (t) => [primaryKey({ columns: [t.datasetId, t.runId, t.stage, t.itemIndex] })],

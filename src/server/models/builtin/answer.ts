@@ -1,17 +1,8 @@
 import type { Answer, ContextItem } from "../types";
-import { contentWords } from "./text";
+import { contentWords, stem } from "../../text/words";
 
 export const NO_INFORMATION_ANSWER = "I don't have any information about that.";
 const MAX_CITED = 3;
-
-/** A light stem so that "moved" meets "move" and "groups" meets "group". */
-export function stem(word: string): string {
-  if (word.length > 5 && word.endsWith("ing")) return word.slice(0, -3);
-  if (word.length > 4 && word.endsWith("ed")) return word.slice(0, -2);
-  if (word.length > 4 && word.endsWith("es")) return word.slice(0, -2);
-  if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
-  return word;
-}
 
 const stems = (text: string): Set<string> => new Set(contentWords(text).map(stem));
 

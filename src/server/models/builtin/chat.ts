@@ -1,6 +1,5 @@
 import type { ChatMessage, ChatReply } from "../types";
-import { stem } from "./answer";
-import { contentWords } from "./text";
+import { contentWords, stem } from "../../text/words";
 
 export const CANNOT_CHAT = "Builtin models cannot chat: they can only quote what is already in the conversation.";
 

@@ -29,13 +29,6 @@ export function addDays(d: Date, n: number): Date {
   return utcDate(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + n);
 }
 
-/** Month arithmetic that clamps the day (31 March − 1 month = 28/29 February). */
-export function addMonths(d: Date, n: number): Date {
-  const first = utcDate(d.getUTCFullYear(), d.getUTCMonth() + n, 1);
-  const last = utcDate(first.getUTCFullYear(), first.getUTCMonth() + 1, 0).getUTCDate();
-  return utcDate(first.getUTCFullYear(), first.getUTCMonth(), Math.min(d.getUTCDate(), last));
-}
-
 /** The nearest `weekday` strictly before (dir -1) or after (dir 1) `d`. */
 export function nearestWeekday(d: Date, weekday: number, dir: 1 | -1): Date {
   let diff = (weekday - d.getUTCDay()) * dir;

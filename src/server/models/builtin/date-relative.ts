@@ -1,9 +1,9 @@
 import {
-  addDays, addMonths, dayOf, humanDay, humanMonth, nearestWeekday, utcDate, weekdayIndex, weekdayName,
+  addDays, dayOf, humanDay, humanMonth, nearestWeekday, utcDate, weekdayIndex, weekdayName,
 } from "./date-math";
 
 /**
- * Resolvers for relative date expressions ("last week", "two days ago", "last Friday"), each
+ * Resolvers for the relative date expressions chrono-node is not asked for ("last week", "last Friday"), each
  * against the reference time the text was said. `human` is what the fact sentence gets in
  * brackets; it follows how people write such dates ("the week before 8 May 2023").
  */
@@ -21,21 +21,6 @@ export function monthNear(ref: Date, month: number, word: string): Date {
   if (word === "last" && month >= ref.getUTCMonth()) year -= 1;
   if (word === "next" && month <= ref.getUTCMonth()) year += 1;
   return utcDate(year, month, 1);
-}
-
-export function dayWord(word: string, ref: Date | null): Resolved {
-  if (!ref) return null;
-  const today = dayOf(ref);
-  const shift = word === "yesterday" || word === "last night" ? -1 : word === "tomorrow" ? 1 : 0;
-  return rel(addDays(today, shift), "day");
-}
-
-export function ago(ref: Date, n: number, unit: string): Resolved {
-  const today = dayOf(ref);
-  if (unit === "day") return rel(addDays(today, -n), "day");
-  if (unit === "week") return rel(addDays(today, -7 * n), "day");
-  if (unit === "month") return rel(addMonths(today, -n), "month");
-  return rel(utcDate(today.getUTCFullYear() - n, 0, 1), "year");
 }
 
 export function period(ref: Date | null, word: string, unit: string): Resolved {

@@ -1,5 +1,5 @@
 import type { Sliced } from "../../slices";
-import { STOP_WORDS, words } from "./text";
+import { STOP_WORDS, words } from "../../text/words";
 
 /**
  * Hashed embeddings ("feature hashing"): every word, word pair and character trigram of a word

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createBuiltinProvider } from ".";
 import { ResolveEdges, type EntityCandidate, type FactCandidate, type ResolveEdgesInput } from "../types";
-import { foldName } from "./resolve";
+import { nameKey } from "../../text/name-key";
 import { affirmative, denies, singleValuedSlot } from "./predicates";
 import { isNicknamePair } from "./nicknames";
 
@@ -39,7 +39,7 @@ async function verdict(subject: string, predicate: string, object: string, candi
 
 describe("builtin resolveEdges: entities", () => {
   it("folds case, accents and punctuation", async () => {
-    expect(foldName("  Café Müller, Inc. ")).toBe("cafe muller inc");
+    expect(nameKey("  Café Müller, Inc. ")).toBe("cafe muller inc");
     expect(await match("cafe muller", "organization", [], [cand("e1", "Café Müller", "organization")])).toBe("e1");
     expect(await match("Zoë", "person", [], [cand("e1", "ZOE")])).toBe("e1");
     expect(await match("Zoe", "person", [], [cand("e1", "Chloe")])).toBeNull();

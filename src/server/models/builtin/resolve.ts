@@ -1,4 +1,5 @@
 import type { EntityCandidate, FactCandidate, ResolveEdges, ResolveEdgesInput } from "../types";
+import { nameKey } from "../../text/name-key";
 import { CORP_SUFFIXES } from "./lexicon";
 import { isNicknamePair } from "./nicknames";
 import { denies, exclusiveStates, normalPredicate, singleValuedSlot } from "./predicates";
@@ -8,7 +9,7 @@ import { denies, exclusiveStates, normalPredicate, singleValuedSlot } from "./pr
  *
  * Entities, by rule strength (the strongest rule any candidate meets decides; two candidates
  * meeting it is a tie, and a tie is a new entity):
- *   1. the folded names (case, accents, punctuation) are equal;
+ *   1. the names' keys (../../text/name-key: case, accents, punctuation, articles) are equal;
  *   2. our name is one of the candidate's aliases, or its name one of ours;
  *   3. the names are equal once company forms (Corp, Inc, Ltd, LLC, GmbH, Co …) are dropped;
  *   4. two persons, and one name is the other's first name ("Alice" / "Alice Smith"), the rest
@@ -31,19 +32,6 @@ import { denies, exclusiveStates, normalPredicate, singleValuedSlot } from "./pr
 const VAGUE_TYPES = new Set(["", "thing", "entity", "unknown", "other"]);
 const SUFFIXES = new Set([...CORP_SUFFIXES].map((w) => w.replace(/\./g, "")));
 
-/** "Café  Müller, Inc." → "cafe muller inc"; "The Beatles" → "beatles". */
-export function foldName(name: string): string {
-  return name
-    .normalize("NFKD")
-    .replace(/\p{M}+/gu, "")
-    .toLowerCase()
-    .replace(/['’.]/g, "")
-    .replace(/&/g, " and ")
-    .replace(/[^\p{L}\p{N}]+/gu, " ")
-    .trim()
-    .replace(/^the /, "");
-}
-
 /** "acme corp" → "acme"; the name itself when it has no company form (or nothing else). */
 function stripCorp(folded: string): string {
   const words = folded.split(" ");
@@ -61,11 +49,11 @@ type NewEntity = ResolveEdgesInput["entities"][number];
 /** The strongest rule (1 strongest … 5) by which `e` is candidate `c`, or null. */
 export function entityRule(e: Pick<NewEntity, "name" | "type" | "aliases">, c: Pick<EntityCandidate, "name" | "type" | "aliases">): number | null {
   if (!compatibleTypes(e.type, c.type)) return null;
-  const en = foldName(e.name);
-  const cn = foldName(c.name);
+  const en = nameKey(e.name);
+  const cn = nameKey(c.name);
   if (!en || !cn) return null;
-  const ours = new Set(e.aliases.map(foldName));
-  const theirs = new Set(c.aliases.map(foldName));
+  const ours = new Set(e.aliases.map(nameKey));
+  const theirs = new Set(c.aliases.map(nameKey));
   if (en === cn) return 1;
   if (theirs.has(en) || ours.has(cn)) return 2;
   const es = stripCorp(en);
@@ -108,12 +96,12 @@ export function resolveEdges(input: ResolveEdgesInput): ResolveEdges {
     const ref = entities[i]!.match;
     const c = ref === null ? undefined : e.candidates.find((x) => x.ref === ref);
     if (!c) return;
-    const key = foldName(e.name);
-    names.set(key, new Set([...(names.get(key) ?? [key]), foldName(c.name)]));
+    const key = nameKey(e.name);
+    names.set(key, new Set([...(names.get(key) ?? [key]), nameKey(c.name)]));
   });
   const same = (a: string, b: string): boolean => {
-    const fa = foldName(a);
-    const fb = foldName(b);
+    const fa = nameKey(a);
+    const fb = nameKey(b);
     return fa === fb || (names.get(fa)?.has(fb) ?? false) || (names.get(fb)?.has(fa) ?? false);
   };
 
@@ -134,7 +122,7 @@ export function resolveEdges(input: ResolveEdgesInput): ResolveEdges {
       const theirSlot = singleValuedSlot(c.predicate);
       const replaced = slot !== null && slot === theirSlot && !sameObject;
       const denied = sameObject && denies(predicate, c.predicate);
-      const excluded = normalPredicate(c.predicate) === predicate && exclusiveStates(predicate, foldName(f.object), foldName(c.object));
+      const excluded = normalPredicate(c.predicate) === predicate && exclusiveStates(predicate, nameKey(f.object), nameKey(c.object));
       if (replaced || denied || excluded) contradicts.push(c.ref);
     }
     return { n: f.n, duplicateOf: duplicate?.ref ?? null, contradicts };

@@ -1,4 +1,5 @@
-import { contentWords, splitSentences } from "./text";
+import { splitSentences } from "../../text/sentences";
+import { contentWords } from "../../text/words";
 
 /** Longest summary we return, in characters. */
 export const SUMMARY_MAX_CHARS = 300;

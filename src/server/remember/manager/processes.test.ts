@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Child, reap, spawnChild as spawnProgram, waitForLine } from "../../../test/child";
 import type { Db } from "../../db/client";
-import { queryRows } from "../../db/rows";
+import { column, queryRows, rowDecoder } from "../../db/rows";
 import { createRememberManager } from "./manager";
 import { newDataset, privateServerDatabase, queueRuns, recorder, runRow, runRows, until } from "./queue.test-util";
 import type { RememberManager } from "./types";
@@ -117,13 +117,14 @@ describe.skipIf(!pgUrl)("remember manager across processes [postgres]", () => {
     expect(await exit(a)).toBe(0);
     expect(await exit(b)).toBe(0);
 
-    const execs = await queryRows<{ run_id: string; owner: string; started: Date | string; ended: Date | string | null }>(
+    const execs = await queryRows(
       db(),
       sql.raw(`SELECT run_id, owner, started, ended FROM ${table}`),
+      rowDecoder({ run_id: column.text, owner: column.text, started: column.timestamp, ended: column.nullable(column.timestamp) }),
     );
     // exactly once each
     expect(execs.map((e) => e.run_id).sort()).toEqual([...all].sort());
-    const t = (v: Date | string | null) => (v === null ? NaN : new Date(v).getTime());
+    const t = (v: Date | null) => (v === null ? NaN : v.getTime());
     const rows = await runRows(db(), all);
     for (const e of execs) expect(rows.get(e.run_id)?.lease_owner).toBe(e.owner);
     expect(new Set(execs.map((e) => e.owner))).toEqual(new Set(["proc-a", "proc-b"]));

@@ -4,7 +4,7 @@ import { inject } from "vitest";
 import type { Database, Db } from "../../db/client";
 import { openDatabase } from "../../db/client";
 import { migrate } from "../../db/migrate";
-import { queryRows } from "../../db/rows";
+import { column, queryRows, rowDecoder } from "../../db/rows";
 import { createScratchDatabase } from "../../db/scratch";
 import { createDataset } from "../../datasets/datasets";
 import { LOCAL_CALLER } from "../../auth/caller";
@@ -105,32 +105,31 @@ export function recorder(db: Db, opts: { ms?: number; fail?: (run: ClaimedRun) =
   };
 }
 
-export interface RunRow {
-  id: string;
-  dataset_id: string;
-  seq: number;
-  status: string;
-  error: string | null;
-  lease_owner: string | null;
-  lease_expires_at: Date | null;
-  started_at: Date | null;
-  finished_at: Date | null;
-  classify_complexity_status: string;
-  classify_complexity_error: string | null;
-  classify_complexity_finished_at: Date | null;
-  chunk_text_status: string;
-  chunk_text_error: string | null;
-  attempts: number;
-  failed_attempts: number;
-  attempt_errors: { attempt: number; at: string; kind: string; error: string }[];
-  retry_at: Date | null;
-}
+const runRowDecoder = rowDecoder({
+  id: column.text,
+  dataset_id: column.text,
+  seq: column.int,
+  status: column.text,
+  error: column.nullable(column.text),
+  lease_owner: column.nullable(column.text),
+  lease_expires_at: column.nullable(column.timestamp),
+  started_at: column.nullable(column.timestamp),
+  finished_at: column.nullable(column.timestamp),
+  classify_complexity_status: column.text,
+  classify_complexity_error: column.nullable(column.text),
+  classify_complexity_finished_at: column.nullable(column.timestamp),
+  chunk_text_status: column.text,
+  chunk_text_error: column.nullable(column.text),
+  attempts: column.int,
+  failed_attempts: column.int,
+  attempt_errors: column.json<{ attempt: number; at: string; kind: string; error: string }[]>(),
+  retry_at: column.nullable(column.timestamp),
+});
+export type RunRow = ReturnType<typeof runRowDecoder>;
 
-const asDate = (v: unknown) => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(String(v)));
-
-/** The queue columns of these runs (raw rows: times as Dates, seq as a number), by id. */
+/** The queue columns of these runs, by id. */
 export async function runRows(db: Db, ids: string[]): Promise<Map<string, RunRow>> {
-  const rows = await queryRows<Record<string, unknown>>(
+  const rows = await queryRows(
     db,
     sql`SELECT id, dataset_id, seq, status, error, lease_owner, lease_expires_at, started_at, finished_at,
                classify_complexity_status, classify_complexity_error, classify_complexity_finished_at,
@@ -139,24 +138,9 @@ export async function runRows(db: Db, ids: string[]): Promise<Map<string, RunRow
           ids.map((id) => sql`${id}::uuid`),
           sql`, `,
         )})`,
+    runRowDecoder,
   );
-  return new Map(
-    rows.map((r) => [
-      String(r.id),
-      {
-        ...(r as unknown as RunRow),
-        seq: Number(r.seq),
-        lease_expires_at: asDate(r.lease_expires_at),
-        started_at: asDate(r.started_at),
-        finished_at: asDate(r.finished_at),
-        classify_complexity_finished_at: asDate(r.classify_complexity_finished_at),
-        attempts: Number(r.attempts),
-        failed_attempts: Number(r.failed_attempts),
-        attempt_errors: (typeof r.attempt_errors === "string" ? JSON.parse(r.attempt_errors) : r.attempt_errors) as RunRow["attempt_errors"],
-        retry_at: asDate(r.retry_at),
-      },
-    ]),
-  );
+  return new Map(rows.map((r) => [r.id, r]));
 }
 
 export async function runRow(db: Db, id: string): Promise<RunRow> {

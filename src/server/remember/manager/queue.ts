@@ -1,7 +1,8 @@
 import { type SQL, sql } from "drizzle-orm";
 import { RememberStages } from "../../../lib/stages";
 import type { Db } from "../../db/client";
-import { queryRows } from "../../db/rows";
+import { column, queryRows, rowDecoder } from "../../db/rows";
+import { failStartedSql } from "../../db/schema/stage-group";
 import { MAX_ERROR } from "../../errors";
 import type { AttemptKind, ClaimedRun, FinalStatus, RetryPolicy } from "./types";
 
@@ -23,23 +24,6 @@ import type { AttemptKind, ClaimedRun, FinalStatus, RetryPolicy } from "./types"
 const CLAIM_LOCK = sql`hashtext('gligabao remember queue claim')`;
 
 const ms = (n: number) => sql`(${Math.round(n)}::int * interval '1 millisecond')`;
-
-/**
- * SET items that fail every stage still `started` with `error` (an SQL expression, evaluated per
- * row): a stage that had already failed on an earlier item keeps its first error, as the run log
- * does. Generated from the stage table; in an UPDATE's SET, columns read the row's old values, so
- * every item tests the stage's status before this statement.
- */
-function failStartedStages(error: SQL): SQL {
-  return sql.join(
-    RememberStages.map((s) => {
-      const status = sql.raw(`"${s.name}_status"`);
-      const started = sql`${status} = 'started'`;
-      return sql`${status} = CASE WHEN ${started} THEN 'failed' ELSE ${status} END, ${sql.raw(`"${s.name}_error"`)} = CASE WHEN ${started} THEN COALESCE(${sql.raw(`"${s.name}_error"`)}, ${error}) ELSE ${sql.raw(`"${s.name}_error"`)} END, ${sql.raw(`"${s.name}_finished_at"`)} = CASE WHEN ${started} THEN now() ELSE ${sql.raw(`"${s.name}_finished_at"`)} END`;
-    }),
-    sql`, `,
-  );
-}
 
 /**
  * The SET of a run whose attempt ended without success, per row (old values on the right):
@@ -67,16 +51,16 @@ function endAttemptSet(kind: SQL, error: SQL, retry: RetryPolicy): SQL {
     retry_at = CASE WHEN ${givesUp} OR NOT ${counts} OR (${kind} = 'abandoned' AND failed_attempts = 0) THEN NULL ELSE now() + ${backoff} END,
     failed_attempts = failed_attempts + CASE WHEN ${counts} THEN 1 ELSE 0 END,
     attempt_errors = attempt_errors || jsonb_build_array(${entry}),
-    ${failStartedStages(error)}`;
+    ${failStartedSql(RememberStages, error)}`;
 }
 
-interface ClaimRow {
-  id: string;
-  dataset_id: string;
-  seq: string | number;
-  params: Record<string, unknown> | string;
-  attempts: number;
-}
+const claimRow = rowDecoder({
+  id: column.text,
+  dataset_id: column.text,
+  seq: column.int,
+  params: column.json<Record<string, unknown>>(),
+  attempts: column.int,
+});
 
 /**
  * Claims the next run that may start, if any: the oldest queued run (by seq) of a dataset with no
@@ -118,7 +102,7 @@ export async function claimNext(db: Db, owner: string, leaseMs: number, liveness
   const lock = livenessKey === null ? sql`NULL` : sql`${livenessKey.toString()}::bigint`;
   const rows = await db.transaction(async (tx) => {
     await tx.execute(sql`SELECT set_config('lock_timeout', '10s', true), pg_advisory_xact_lock(${CLAIM_LOCK})`);
-    return queryRows<ClaimRow>(
+    return queryRows(
       tx as unknown as Db,
       sql`
         UPDATE gb_remember_runs r
@@ -136,12 +120,12 @@ export async function claimNext(db: Db, owner: string, leaseMs: number, liveness
         )
         AND r.status = 'queued'
         RETURNING r.id, r.dataset_id, r.seq, r.params, r.attempts`,
+      claimRow,
     );
   });
   const row = rows[0];
   if (!row) return null;
-  const params = typeof row.params === "string" ? (JSON.parse(row.params) as Record<string, unknown>) : row.params;
-  return { id: row.id, datasetId: row.dataset_id, seq: Number(row.seq), params, attempt: Number(row.attempts) };
+  return { id: row.id, datasetId: row.dataset_id, seq: row.seq, params: row.params, attempt: row.attempts };
 }
 
 /** Renews the lease of every run this owner holds; returns the attempt held of each, by id. */

@@ -1,6 +1,6 @@
 import type { ResolveEdges } from "../../models/types";
 import type { EntityCandidate, FactCandidate } from "../candidates";
-import { nameKey } from "../normalize";
+import { nameKey } from "../../text/name-key";
 import { type DraftFact, duplicateOf, type FactDrafts } from "./draft-facts";
 import type { EntityMatching } from "./match-entities";
 import type { Question } from "./question";

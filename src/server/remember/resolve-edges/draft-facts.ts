@@ -1,6 +1,6 @@
 import type { ExtractedGraph } from "../../models/types";
 import type { FactCandidate } from "../candidates";
-import { nameKey } from "../normalize";
+import { nameKey } from "../../text/name-key";
 import type { EntityMatching } from "./match-entities";
 import type { Duplicate, PlannedFact } from "./types";
 

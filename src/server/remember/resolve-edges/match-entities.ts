@@ -1,6 +1,6 @@
 import type { ExtractedGraph } from "../../models/types";
 import type { EntityCandidate } from "../candidates";
-import { nameKey } from "../normalize";
+import { nameKey } from "../../text/name-key";
 
 /*
  * Phase 1 of resolve_edges: which existing entity each of the chunk's entities is. The same name

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ExtractedFact, ExtractedGraph, ResolveEdges, ResolveEdgesInput } from "../../models/types";
 import type { EntityCandidate, FactCandidate } from "../candidates";
-import { nameKey } from "../normalize";
+import { nameKey } from "../../text/name-key";
 import { resolvePlan } from "../resolve";
 import { applyAnswer } from "./apply-answer";
 import { draftFacts } from "./draft-facts";

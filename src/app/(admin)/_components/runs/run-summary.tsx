@@ -108,11 +108,12 @@ export function RunSummary({ kind, run }: { kind: RunKind; run: RunDetail }) {
       )}
       {run.flagged && (
         <p className="note warn" data-testid="run-flag">
-          The run succeeded, but {failedStages.length === 1 ? "an advisory stage" : "advisory stages"} failed:{" "}
+          The run succeeded, but {failedStages.length === 1 ? "a stage" : "stages"} failed:{" "}
           {failedStages.map((st, i) => (
             <span key={st.name}>
               {i > 0 && "; "}
-              <code>{st.name}</code> ({st.error ?? "no error recorded"})
+              <code>{st.name}</code> ({st.policy === "advisory" ? "advisory: " : ""}
+              {st.error ?? "no error recorded"})
             </span>
           ))}
           .

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { Fragment, useState } from "react";
 import { ErrorNote, Loading } from "@/app/_components/status";
 import { formatDuration, formatFullTime, inferenceHref, LIVE_POLL_MS, shortId } from "@/lib/runs";
-import { type RunKind, StageTables } from "@/lib/stages";
+import { NOT_IN_THIS_VERSION, type RunKind, StageTables } from "@/lib/stages";
 import { JsonView } from "../json-view";
 import { type RunDetail, type StageView, useRunsApi } from "./api";
 import s from "./run.module.css";
@@ -70,6 +70,17 @@ function StageRow({ kind, run, stage, live }: { kind: RunKind; run: RunDetail; s
         <td data-label="Stage">
           <span className={s.stageName}>
             {stage.name}
+            {stage.placeholder ? (
+              <span className={s.stageTag} data-testid={`placeholder-${stage.name}`} title="This stage's capability is not in this version: it never runs">
+                {NOT_IN_THIS_VERSION}
+              </span>
+            ) : (
+              stage.policy === "advisory" && (
+                <span className={s.stageTag} data-testid={`advisory-${stage.name}`} title="If this stage fails, the run goes on and is flagged">
+                  Advisory
+                </span>
+              )
+            )}
             <button
               type="button"
               className={s.help}
@@ -116,7 +127,8 @@ function StageRow({ kind, run, stage, live }: { kind: RunKind; run: RunDetail; s
           <td colSpan={7}>
             {helpOpen && (
               <p className={s.helpText} data-testid={`help-${stage.name}`}>
-                <strong>{stage.name}</strong>: {help(kind, stage.name)}
+                <strong>{stage.name}</strong>
+                {stage.policy === "advisory" && " (advisory: if it fails, the run goes on and is flagged)"}: {help(kind, stage.name)}
               </p>
             )}
             {outputsOpen && <StageOutputs kind={kind} runId={run.id} stage={stage.name} live={live} />}

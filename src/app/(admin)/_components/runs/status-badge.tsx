@@ -20,10 +20,10 @@ export function StatusBadge({ status }: { status: RunStatus | StageStatus }) {
   );
 }
 
-/** A run that succeeded while an (advisory) stage failed. */
+/** A run that succeeded while a stage failed (advisory, or its output not kept). */
 export function FlaggedBadge() {
   return (
-    <span className={`${s.badge} ${s.flagged}`} title="Succeeded, but an advisory stage failed: see the stages" data-testid="flagged">
+    <span className={`${s.badge} ${s.flagged}`} title="Succeeded, but a stage failed (an advisory one, or its output could not be kept): see the stages" data-testid="flagged">
       <span aria-hidden="true">⚑</span> flagged
     </span>
   );

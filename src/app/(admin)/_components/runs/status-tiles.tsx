@@ -16,7 +16,7 @@ export function StatusTiles({ counts, filter, onToggle }: { counts: RunCounts | 
           className={`${s.tile} ${s[t.key]}`}
           aria-pressed={t.pressed}
           data-tile={t.key}
-          title={t.key === "flagged" ? "Runs that succeeded with a failed (advisory) stage" : `Show only ${names[t.key]} runs`}
+          title={t.key === "flagged" ? "Runs that succeeded with a failed stage (an advisory one, or one whose output could not be kept)" : `Show only ${names[t.key]} runs`}
           onClick={() => onToggle(t.key)}
         >
           <span className={s.tileName}>{names[t.key]}</span>

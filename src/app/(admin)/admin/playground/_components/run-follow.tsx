@@ -22,12 +22,14 @@ export function RunFollow({ dataset, id }: { dataset: string; id: string }) {
   );
   const status = run.data?.status;
   useEffect(() => {
-    // the graph and the run lists now hold what this run stored
+    // the graph, the run lists and this run's memory diff now hold what it stored: the diff's
+    // last poll while the run was live may have come before its last chunk was stored
     if (runEnded(status)) {
       void queryClient.invalidateQueries({ queryKey: trpc.graph.pathKey() });
       void queryClient.invalidateQueries({ queryKey: trpc.runs.remember.list.pathKey() });
+      void queryClient.invalidateQueries({ queryKey: trpc.runs.remember.changes.queryKey({ id }) });
     }
-  }, [status, queryClient, trpc]);
+  }, [status, queryClient, trpc, id]);
 
   return (
     <section className={styles.follow} aria-labelledby="run-title" data-testid="remember-run">

@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { countTokens } from "../remember/chunk";
+import { cut, fuse, type Ranked } from "./fusion";
+import type { Candidate } from "./lists/candidate";
+
+const fact = (id: string, chunkId = `chunk-${id}`, text = `Fact ${id}.`): Candidate => ({
+  key: `fact:${id}`,
+  kind: "fact",
+  id,
+  text,
+  validAt: null,
+  invalidAt: null,
+  entityIds: [],
+  source: { textId: `text-${chunkId}`, chunkId },
+});
+const summary = (chunkId: string, text = `Summary of ${chunkId}.`): Candidate => ({
+  ...fact(chunkId, chunkId, text),
+  key: `summary:${chunkId}`,
+  kind: "summary",
+});
+const rrf = (...ranks: number[]) => ranks.reduce((s, r) => s + 1 / (60 + r), 0);
+
+describe("fuse (reciprocal rank fusion)", () => {
+  it("scores each list's rank as 1 / (60 + rank) and sorts best first", () => {
+    const out = fuse({ facts_text: [fact("a"), fact("b"), fact("c")] });
+    expect(out.map((c) => [c.key, c.ranks, c.score])).toEqual([
+      ["fact:a", { facts_text: 1 }, rrf(1)],
+      ["fact:b", { facts_text: 2 }, rrf(2)],
+      ["fact:c", { facts_text: 3 }, rrf(3)],
+    ]);
+  });
+
+  it("makes one candidate of one found by several lists, with each list's rank and the sum of their scores", () => {
+    const out = fuse({ facts_text: [fact("a"), fact("b")], entities: [fact("b")], facts_vector: [fact("c"), fact("b")] });
+    expect(out.map((c) => c.key)).toEqual(["fact:b", "fact:a", "fact:c"]);
+    expect(out[0]).toMatchObject({ ranks: { facts_text: 2, entities: 1, facts_vector: 2 }, score: rrf(2, 1, 2) });
+    expect(out.filter((c) => c.key === "fact:b")).toHaveLength(1);
+  });
+
+  it("orders equal scores by key, whichever list found them", () => {
+    const out = fuse({ facts_text: [fact("z")], chunks_text: [summary("m")], entities: [fact("a")] });
+    expect(out.map((c) => c.score)).toEqual([rrf(1), rrf(1), rrf(1)]);
+    expect(out.map((c) => c.key)).toEqual(["fact:a", "fact:z", "summary:m"]);
+  });
+
+  it("ignores an empty list, and fuses no lists to nothing", () => {
+    expect(fuse({ facts_text: [], chunks_text: [summary("x")] }).map((c) => [c.key, c.ranks])).toEqual([["summary:x", { chunks_text: 1 }]]);
+    expect(fuse({ facts_text: [], chunks_text: [] })).toEqual([]);
+    expect(fuse({})).toEqual([]);
+  });
+
+  it("keeps the candidate as found, and leaves the lists' candidates as they were", () => {
+    const a = fact("a");
+    const [out] = fuse({ facts_text: [a], entities: [a] });
+    expect(out).toEqual({ ...a, ranks: { facts_text: 1, entities: 1 }, score: rrf(1, 1) });
+    expect(a).not.toHaveProperty("ranks");
+  });
+});
+
+const ranked = (...cs: Candidate[]): Ranked[] => fuse({ facts_text: cs });
+
+describe("cut (to the limit and the token budget, one source per chunk)", () => {
+  it("gives the best first, up to the limit, with each one's tokens", () => {
+    const out = cut(ranked(fact("a"), fact("b"), fact("c")), 2, 1000);
+    expect(out.map((c) => [c.key, c.tokens])).toEqual([
+      ["fact:a", countTokens("Fact a.")],
+      ["fact:b", countTokens("Fact b.")],
+    ]);
+  });
+
+  it("gives one source per chunk: a chunk's later fact or summary is passed over", () => {
+    const out = cut(ranked(fact("a", "c1"), summary("c1"), fact("b", "c2"), fact("c", "c1")), 10, 1000);
+    expect(out.map((c) => c.key)).toEqual(["fact:a", "fact:b"]);
+  });
+
+  it("with limit 1 gives the best one only", () => {
+    expect(cut(ranked(fact("a"), fact("b")), 1, 1000).map((c) => c.key)).toEqual(["fact:a"]);
+  });
+
+  it("gives the first even when it alone is over the budget, and nothing more that does not fit", () => {
+    const long = fact("long", "c1", "word ".repeat(50).trim());
+    const out = cut(ranked(long, fact("b")), 10, 5);
+    expect(out.map((c) => [c.key, c.tokens])).toEqual([["fact:long", countTokens(long.text)]]);
+    expect(out[0]!.tokens).toBeGreaterThan(5);
+  });
+
+  it("skips one that does not fit and gives a shorter one after it that does", () => {
+    const short = (id: string) => fact(id, `c-${id}`, "Short.");
+    const t = countTokens("Short.");
+    const out = cut(ranked(short("a"), fact("long", "c-long", "word ".repeat(50).trim()), short("b")), 10, 2 * t);
+    expect(out.map((c) => c.key)).toEqual(["fact:a", "fact:b"]);
+    expect(out.reduce((s, c) => s + c.tokens, 0)).toBe(2 * t);
+  });
+
+  it("gives nothing of nothing", () => {
+    expect(cut([], 10, 1000)).toEqual([]);
+  });
+});

@@ -1,0 +1,57 @@
+import { countTokens } from "../remember/chunk";
+import type { Candidate } from "./lists/candidate";
+import type { ListName } from "./lists/registry";
+
+/** A candidate as fused: its rank in each list that found it, and its fused score. */
+export interface Ranked extends Candidate {
+  /** 1-based rank in each list that found it */
+  ranks: Partial<Record<ListName, number>>;
+  score: number;
+}
+
+/** A candidate given to the model, with the tokens of its text. */
+export interface Given extends Ranked {
+  tokens: number;
+}
+
+/** reciprocal rank fusion's constant (Cormack et al. 2009) */
+const RRF_K = 60;
+
+/**
+ * Reciprocal rank fusion of the lists, best first; equal scores by key. A candidate found by
+ * several lists is one, with each list's rank, scored the sum of 1 / (RRF_K + rank).
+ */
+export function fuse(lists: Partial<Record<ListName, Candidate[]>>): Ranked[] {
+  const all = new Map<string, Ranked>();
+  for (const [name, list] of Object.entries(lists) as [ListName, Candidate[]][]) {
+    list.forEach((c, i) => {
+      const seen = all.get(c.key) ?? { ...c, ranks: {}, score: 0 };
+      seen.ranks[name] = i + 1;
+      seen.score += 1 / (RRF_K + i + 1);
+      all.set(c.key, seen);
+    });
+  }
+  return [...all.values()].sort((a, b) => b.score - a.score || a.key.localeCompare(b.key));
+}
+
+/**
+ * The best candidates within `limit` sources and `tokenBudget` tokens of text, one per chunk:
+ * a chunk's facts and its summary say the same thing, and a place in the context is worth
+ * more given to another chunk. The first is given even if over the budget (an answer needs a
+ * source); a later one over it is skipped, and a shorter one after it may still fit.
+ */
+export function cut(ranked: Ranked[], limit: number, tokenBudget: number): Given[] {
+  const out: Given[] = [];
+  const chunks = new Set<string>();
+  let tokens = 0;
+  for (const c of ranked) {
+    if (out.length >= limit) break;
+    if (chunks.has(c.source.chunkId)) continue;
+    chunks.add(c.source.chunkId);
+    const t = countTokens(c.text);
+    if (tokens + t > tokenBudget && out.length > 0) continue;
+    tokens += t;
+    out.push({ ...c, tokens: t });
+  }
+  return out;
+}

@@ -1,0 +1,36 @@
+import type { Db } from "../../db/client";
+import type { TermWeights } from "../bm25";
+import type { SourceRef } from "../schemas";
+
+/** What a retrieval list finds: a fact, or a chunk (given by its summary). */
+export interface Candidate {
+  /** `fact:<id>` or `summary:<chunk id>`: the same thing found by two lists is one candidate */
+  key: string;
+  kind: "fact" | "summary";
+  id: string;
+  text: string;
+  validAt: Date | null;
+  invalidAt: Date | null;
+  entityIds: string[];
+  source: SourceRef;
+}
+
+/** What every list is asked: one question about one dataset. */
+export interface ListQuery {
+  db: Db;
+  datasetId: string;
+  question: string;
+  /** the question's embedding; null when the embeddings are not semantic (no vector lists) */
+  vector: number[] | null;
+  /** facts that held then, and the texts known by then; null = now */
+  asOf: Date | null;
+  pgvector: boolean;
+  dimensions: number;
+  /** the question's BM25 term weights (termWeights), fetched first: they say whether the dataset is empty */
+  weights: TermWeights;
+  /** Another list's candidates for this question: each list runs once, however many lists read it. */
+  run(list: RetrievalList): Promise<Candidate[]>;
+}
+
+/** A retrieval list: its candidates for the question, best first (at most its own limit). */
+export type RetrievalList = (q: ListQuery) => Promise<Candidate[]>;

@@ -1,0 +1,49 @@
+import { type SQL, sql } from "drizzle-orm";
+import { column, rowDecoder } from "../../db/rows";
+import type { TextSource } from "../../db/schema/graph";
+import type { Candidate } from "./candidate";
+
+/*
+ * The lists that find chunks select these columns from these tables (a chunk `c` with its text
+ * `t`) and make candidates of the rows with chunkCandidate: a chunk is given by its summary.
+ */
+
+export const chunkColumns = sql`c.id, c.text_id, c.summary, c.content, t.source`;
+export const chunkTables = sql`gb_chunks c JOIN gb_texts t ON t.dataset_id = c.dataset_id AND t.id = c.text_id`;
+
+export const chunkRow = rowDecoder({
+  id: column.text,
+  text_id: column.text,
+  summary: column.text,
+  content: column.text,
+  source: column.json<TextSource>(),
+});
+
+export type ChunkRow = ReturnType<typeof chunkRow>;
+
+export function chunkCandidate(r: ChunkRow): Candidate {
+  return {
+    key: `summary:${r.id}`,
+    kind: "summary",
+    id: r.id,
+    text: r.summary || r.content,
+    validAt: null,
+    invalidAt: null,
+    entityIds: [],
+    source: { textId: r.text_id, chunkId: r.id, ...r.source },
+  };
+}
+
+/** Chunks that are current context, or whose text was known at `asOf`. */
+export function chunkValidity(asOf: Date | null): SQL {
+  // A chunk all of whose facts were retired tells of a past that is no longer so ("Alice lives
+  // in Paris" after she moved): its summary is not current context.
+  if (!asOf) {
+    return sql`NOT (
+      EXISTS (SELECT 1 FROM gb_mentions m WHERE m.dataset_id = c.dataset_id AND m.chunk_id = c.id AND m.target_kind = 'fact')
+      AND NOT EXISTS (
+        SELECT 1 FROM gb_mentions m JOIN gb_facts mf ON mf.dataset_id = m.dataset_id AND mf.id = m.target_id
+        WHERE m.dataset_id = c.dataset_id AND m.chunk_id = c.id AND m.target_kind = 'fact' AND mf.expired_at IS NULL))`;
+  }
+  return sql`coalesce(t.occurred_at, t.created_at) <= ${asOf.toISOString()}::timestamptz`;
+}

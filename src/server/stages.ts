@@ -1,0 +1,52 @@
+import { type RunKind, type StageDef, StageTables } from "../lib/stages";
+import { ValidationError } from "./errors";
+import { type Stage, stage, type StageSpec } from "./pipeline";
+
+/*
+ * The server's side of the stage tables (src/lib/stages.ts): pipelines build their stages from
+ * them (the policy is the definition's, never written by hand), and inputs that ask for a stage
+ * that is a placeholder in this version are refused. The pipeline core imports nothing of ours,
+ * so the lookup happens here.
+ */
+
+/** The definition of `name` in `kind`'s table; throws for a name the table does not have. */
+export function stageDef(kind: RunKind, name: string): StageDef {
+  const def = (StageTables[kind] as readonly StageDef[]).find((s) => s.name === name);
+  if (!def) throw new Error(`no stage ${name} in the ${kind} stage table`);
+  return def;
+}
+
+/** A builder of `kind`'s stages: name and body here, policy from the stage's definition. */
+export function stagesOf<const K extends RunKind>(kind: K) {
+  type Name = (typeof StageTables)[K][number]["name"];
+  return <J>(name: Name, spec: Omit<StageSpec<J>, "name" | "policy">): Stage<J> =>
+    stage<J>({ ...spec, name, policy: stageDef(kind, name).policy });
+}
+
+/** Throws for a placeholder stage (a bug: nothing may enable it), never reached in this version. */
+export const placeholderRun = (kind: RunKind, name: string) => () => {
+  throw new Error(`${kind} stage ${name} is not in this version`);
+};
+
+/**
+ * Refuses (BAD_REQUEST naming `field`) an input that asks for stages of which any is a placeholder
+ * in this version: accepting it would silently do nothing. Switching the stages on (deleting their
+ * `placeholder`) lets the input through.
+ */
+export function refusePlaceholders(kind: RunKind, field: string, stages: readonly string[]): void {
+  const missing = stages.filter((name) => stageDef(kind, name).placeholder);
+  if (missing.length > 0) {
+    throw new ValidationError(field, `is not in this version (${missing.join(", ")} ${missing.length === 1 ? "is a placeholder" : "are placeholders"})`);
+  }
+}
+
+/**
+ * query.ask's `session`: the session's short-term memory joins the context. Not in this version;
+ * the short-term-memory issue switches it on here (true), with its stages.
+ */
+export const SHORT_TERM_MEMORY = false;
+
+/** Refuses query.ask's `session` while short-term memory is not in this version. */
+export function refuseSession(session: string | undefined): void {
+  if (session !== undefined && !SHORT_TERM_MEMORY) throw new ValidationError("session", "is not in this version (short-term memory is not there yet)");
+}
