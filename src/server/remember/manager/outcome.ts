@@ -1,11 +1,14 @@
 import { ERROR_BRAND, errorKind } from "../../errors";
+import type { EndedRun } from "./queue";
+import type { AttemptKind, Hold } from "./types";
 
 /*
- * How an attempt of a remember run ended, read from what `execute` threw. Errors are recognised
- * by their brand (errors.ts) rather than `instanceof`: the built app bundles server code twice,
- * and a class from one bundle is not the class of the other.
+ * How an attempt of a remember run ended. Pure: what `execute` threw (outcomeOf), and whether the
+ * attempt still holds its run, read from the run's row (attemptEnding). Errors are recognised by
+ * their brand (errors.ts) rather than `instanceof`: the built app bundles server code twice, and
+ * a class from one bundle is not the class of the other.
  *
- *   lease_lost  this process no longer holds the run (another took it back): write nothing more
+ *   lease_lost  the pipeline found it no longer holds the run (a fenced write wrote nothing)
  *   shutdown    the process is stopping: the run goes back to the queue, no attempt counted
  *   transient   an outage (model server, network, database): retried with backoff
  *   permanent   anything else: the run fails
@@ -87,3 +90,26 @@ export function outcomeOf(e: unknown): Outcome {
   }
   return "permanent";
 }
+
+/** What the manager does at the end of an attempt: record it as one of these kinds, or nothing. */
+export type Ending = Exclude<AttemptKind, "abandoned"> | "lost" | "done";
+
+/**
+ * How an attempt ends, from its run's row first: a run this attempt no longer holds is someone
+ * else's (lost: nothing is written), one it ended is done. Only a run it still holds is ended by
+ * what was thrown: a shutdown (`stopping`: this process aborted it to stop) hands it back; an
+ * outage retries it; anything else fails it, and so does a pipeline that returned without
+ * finishing its run log. A lost lease thrown while the row says the run is held would be a fencing
+ * bug; the row wins, and the run is retried rather than failed (no accepted text is lost).
+ */
+export function attemptEnding(a: { threw: boolean; thrown?: unknown; hold: Hold; stopping: boolean }): Ending {
+  if (a.hold === "lost") return "lost";
+  if (a.hold === "finished") return "done";
+  if (!a.threw) return "permanent";
+  const outcome = outcomeOf(a.thrown);
+  if (outcome === "shutdown" || a.stopping) return "handed_back";
+  return outcome === "permanent" ? "permanent" : "transient";
+}
+
+export const endedMessage = (r: EndedRun, kind: AttemptKind): string =>
+  `remember run ${r.id} (dataset ${r.datasetId}): attempt ended (${kind}: ${r.reason}); ${r.status === "failed" ? `failed (${r.error})` : "queued again"}`;

@@ -223,12 +223,14 @@ export interface RunState {
   status: string;
   error: string | null;
   attempts: number;
+  /** who holds (or last held) the run's lease: with status and attempts, the run's fencing data */
+  leaseOwner: string | null;
 }
 
-/** A run's status, error and attempt, by id alone; null if there is no such run (or the id is no uuid). */
+/** A run's status, error, attempt and lease owner, by id alone; null if there is no such run (or the id is no uuid). */
 export async function readRun(db: Db, id: string): Promise<RunState | null> {
   if (!UUID.test(id)) return null;
-  const rows = await queryRows<RunState>(db, sql`SELECT status, error, attempts FROM gb_remember_runs WHERE id = ${id} LIMIT 1`);
+  const rows = await queryRows<RunState>(db, sql`SELECT status, error, attempts, lease_owner AS "leaseOwner" FROM gb_remember_runs WHERE id = ${id} LIMIT 1`);
   const r = rows[0];
   return r ? { ...r, attempts: Number(r.attempts) } : null;
 }

@@ -11,6 +11,13 @@ export interface ClaimedRun {
   attempt: number;
 }
 
+/**
+ * Whether an attempt still holds its run, read from the run's row (status, attempts, lease_owner):
+ * held (started, this attempt, our lease), finished (this attempt ended it: succeeded or failed),
+ * or lost (taken back, claimed again, or gone). See leases.ts.
+ */
+export type Hold = "held" | "finished" | "lost";
+
 /** How an attempt that did not succeed is recorded (gb_remember_runs.attempt_errors[].kind). */
 export type AttemptKind = "abandoned" | "transient" | "permanent" | "handed_back";
 
