@@ -399,10 +399,15 @@ describeEachDriver("remember manager", (ctx, driver) => {
     const rec = recorder(db(), { ms: 5 });
     const b = manager({ execute: rec.execute, owner: "b", retry: { maxAttempts: 3, baseMs: 0, maxMs: 0 } });
     b.start();
-    expect(await b.waitFor(id!, 5000)).toEqual({ status: "succeeded", error: null });
-    await until("a's heartbeat to see the run lost", async () => reasons.length === 1);
-    expect((reasons[0] as Error).name).toBe("LeaseLostError");
-    release();
+    try {
+      // a bound, not a timing: on a loaded machine b's sweep and run take seconds
+      expect(await b.waitFor(id!, 20_000)).toEqual({ status: "succeeded", error: null });
+      await until("a's heartbeat to see the run lost", async () => reasons.length === 1);
+      expect((reasons[0] as Error).name).toBe("LeaseLostError");
+    } finally {
+      // else a failure above leaves a's execute waiting, and stopping a (afterEach) with it
+      release();
+    }
     await until("the stale run to end", async () => late.length === 1);
     expect(late).toEqual(["fenced"]);
     const row = await runRow(db(), id!);
