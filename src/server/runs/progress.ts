@@ -1,7 +1,7 @@
 import { and, count, eq, lt, sql } from "drizzle-orm";
 import { RememberStages } from "../../lib/stages";
 import type { Db } from "../db/client";
-import { rememberRuns, rememberStageOutputs } from "../db/schema";
+import { chunks, rememberRuns, rememberStageOutputs } from "../db/schema";
 import type { RememberRunRow } from "../db/schema/run-logs";
 import { readGroup } from "../db/schema/stage-group";
 
@@ -29,10 +29,16 @@ export async function rememberProgress(db: Db, row: RememberRunRow): Promise<Run
       listed: sql<number | null>`max(CASE WHEN ${t.stage} = 'chunk_text' AND jsonb_typeof(${t.output} -> 'chunks') = 'array'
         THEN jsonb_array_length(${t.output} -> 'chunks') END)`,
       extracted: sql<number>`count(*) FILTER (WHERE ${t.stage} = 'extract_graph')`,
-      stored: sql<number>`count(*) FILTER (WHERE ${t.stage} = 'store')`,
     })
     .from(t)
     .where(and(eq(t.datasetId, row.datasetId), eq(t.runId, row.id)));
+  // chunks stored: counted in gb_chunks itself (the text's id is the run's: gb_chunks_text_idx), not
+  // by store's outputs, which are written after the chunk's transaction and may be missing (a crash
+  // between the two, a failed write) while the chunk is stored
+  const [stored] = await db
+    .select({ n: count() })
+    .from(chunks)
+    .where(and(eq(chunks.datasetId, row.datasetId), eq(chunks.textId, row.id)));
   let queuePosition: number | null = null;
   if (row.status === "queued") {
     // the queue's order is seq (submission), served by gb_remember_runs_queued_idx
@@ -47,7 +53,7 @@ export async function rememberProgress(db: Db, row: RememberRunRow): Promise<Run
   return {
     stagesDone,
     stagesTotal: RememberStages.length,
-    chunksDone: Number(outputs?.stored ?? 0),
+    chunksDone: Number(stored?.n ?? 0),
     chunksTotal: listed !== null ? Number(listed) : extracted > 0 ? extracted : null,
     queuePosition,
   };
