@@ -52,6 +52,24 @@ async function succeeded(): Promise<number> {
 /** A moment after a run ended, so that the next one is under way (a kill right at an end finds nothing in flight). */
 const midRun = () => new Promise((r) => setTimeout(r, 100 + Math.random() * 150));
 
+/**
+ * Until a run is in flight with chunks still to store, so that a kill -9 right after leaves it
+ * started (a kill timed after a run's end could land in the gap before the next is claimed).
+ */
+async function runInFlight(ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const list = await trpc<Data<{ items: { id: string }[] }>>("GET", "runs.remember.list", { dataset: "default", status: "started", limit: 5 });
+    for (const { id } of list.body.result.data.json.items) {
+      const run = await trpc<Data<{ status: string; progress: { chunksDone: number; chunksTotal: number | null } }>>("GET", "runs.remember.get", { id });
+      const r = run.body.result.data.json;
+      if (r.status === "started" && r.progress.chunksTotal !== null && r.progress.chunksDone < r.progress.chunksTotal) return;
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`no run in flight within ${ms} ms`);
+}
+
 async function untilSucceeded(n: number, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while ((await succeeded()) < n) {
@@ -80,7 +98,7 @@ test("SIGTERM hands the runs in flight back and exits 0; kill -9 loses nothing; 
   await health(PORT, 90_000);
   const before = await succeeded();
   await untilSucceeded(before + 2, 60_000);
-  await midRun();
+  await runInFlight(30_000);
   second.proc.kill("SIGKILL");
   await second.exited;
 
