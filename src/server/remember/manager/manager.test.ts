@@ -390,7 +390,9 @@ describeEachDriver("remember manager", (ctx, driver) => {
       log.done("classify_complexity", null);
       late.push(await log.finish(null));
     };
-    const a = manager({ execute: stuck, owner: "a", leaseMs: 300 });
+    // one slot: a's stuck attempt holds it, so a cannot claim the run again once b's sweep has
+    // queued it (with two, a and b raced for it, and a's second attempt hung like its first)
+    const a = manager({ execute: stuck, owner: "a", leaseMs: 300, concurrency: 1 });
     a.start();
     await until("the run to start", async () => (await runRow(db(), id!)).status === "started");
     // the lease is lost: expired, and no longer a's (a heartbeat that came too late; were the
