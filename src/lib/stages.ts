@@ -55,7 +55,7 @@ export const RememberStages = [
     name: "load_candidates",
     model: true,
     policy: "fatal",
-    help: "For every chunk, finds what the dataset already knows that may be the same as the new entities and facts, or conflict with them: exact names, similar names (trigram), full-text matches and embedding neighbours. Only current facts are candidates.",
+    help: "For every chunk, finds what the dataset already knows that may be the same as the new entities and facts, or conflict with them: exact names, similar names (trigram) and embedding neighbours (only with a provider whose embeddings carry meaning: the builtin models make none). Candidate facts are the current facts with the same subject and predicate, or the same subject and object, as one of the chunk's facts.",
   },
   {
     name: "resolve_edges",

@@ -68,15 +68,23 @@ describeEachDriver("load_candidates", (ctx) => {
     // a busy town, all newer than Kim's facts
     for (let i = 0; i < 250; i++) g.fact(g.entity(`Person ${i}`, "person"), "lives_in", { id: lyon });
     await g.save(app.database.db);
-    const query = (keys: string[], said?: CandidateQuery["chunkFacts"]): CandidateQuery => ({
-      datasetId: ds.id, keys, vectors: [], pgvector: app.database.vector, dimensions: 256, ...(said ? { chunkFacts: said } : {}),
+    const query = (keys: string[], said: CandidateQuery["chunkFacts"]): CandidateQuery => ({
+      datasetId: ds.id, keys, vectors: [], pgvector: app.database.vector, dimensions: 256, chunkFacts: said,
     });
     return { db: app.database.db, ids: { kim, lena, paris, lyon, acme }, f, query };
   }
+  const KIM = ["kim novak", "kim"];
+  /** one of the chunk's facts: Kim (by her keys) and a predicate, with an object entity's keys or a value */
+  const said = (predicate: string, object: { keys: string[] } | { value: string }, subjectKeys = KIM) => ({
+    subjectKeys,
+    predicate,
+    objectKeys: "keys" in object ? object.keys : [],
+    value: "value" in object ? object.value : null,
+  });
 
   it("loads the facts of the candidate subjects with the chunk's predicates or objects, and no one else's", async () => {
     const { db, ids, f, query } = await town();
-    const c = await loadCandidates(db, query(["kim novak", "kim", "lyon"], { predicates: ["lives_in"], values: ["cats!"] }));
+    const c = await loadCandidates(db, query(["kim novak", "kim", "lyon"], [said("lives_in", { keys: ["lyon"] }), said("adores", { value: "cats!" })]));
     expect(c.entities.map((e) => e.name).sort()).toEqual(expect.arrayContaining(["Kim Novak", "Lyon"]));
     const candidateIds = new Set(c.entities.map((e) => e.id));
     expect(c.facts.every((x) => candidateIds.has(x.subjectId))).toBe(true);
@@ -88,36 +96,43 @@ describeEachDriver("load_candidates", (ctx) => {
 
   it("finds a fact by its object entity, whatever its predicate", async () => {
     const { db, f, query } = await town();
-    const c = await loadCandidates(db, query(["kim novak", "acme"], { predicates: ["visited"], values: [] }));
+    const c = await loadCandidates(db, query(["kim novak", "acme"], [said("visited", { keys: ["acme"] })]));
     expect(c.facts.map((x) => x.id)).toEqual([f.worksAtAcme]);
+  });
+
+  it("pairs each fact's subject with its own predicate: not every subject with every predicate of the chunk", async () => {
+    const { db, f, ids, query } = await town();
+    // Lena lives somewhere (her fact's predicate), Kim likes something: Kim's home and Lena's
+    // likes are no fact's pair
+    const c = await loadCandidates(db, query(["kim novak", "kim", "lena vogel"], [said("likes", { value: "tea" }), said("lives_in", { keys: ["paris"] }, ["lena vogel"])]));
+    const lenaHome = c.facts.filter((x) => x.subjectId === ids.lena).map((x) => x.predicate);
+    expect(lenaHome).toEqual(["lives_in"]);
+    expect(c.facts.some((x) => x.id === f.livesInParis)).toBe(false);
+    expect(c.facts.filter((x) => x.subjectId === ids.kim).every((x) => x.predicate === "likes")).toBe(true);
   });
 
   it(`keeps the newest ${FACTS_PER_PREDICATE} of a subject's facts per predicate, and any with the same object`, async () => {
     const { db, f, query } = await town();
-    const likes = await loadCandidates(db, query(["kim novak"], { predicates: ["likes"], values: [] }));
+    const likes = await loadCandidates(db, query(["kim novak"], [said("likes", { value: "tea" })]));
     expect(likes.facts.map((x) => x.id).sort()).toEqual(f.likes.slice(-FACTS_PER_PREDICATE).sort());
-    const cats = await loadCandidates(db, query(["kim novak"], { predicates: ["likes"], values: ["the cats"] }));
+    const cats = await loadCandidates(db, query(["kim novak"], [said("likes", { value: "the cats" })]));
     expect(cats.facts.map((x) => x.id).sort()).toEqual([...f.likes.slice(-FACTS_PER_PREDICATE), f.likesCats].sort());
   });
 
-  it("loads no fact for a chunk without facts", async () => {
+  it("loads no fact for a chunk without facts, or whose subjects are all new", async () => {
     const { db, query } = await town();
-    const c = await loadCandidates(db, query(["kim novak", "paris"], { predicates: [], values: [] }));
-    expect(c.entities.length).toBeGreaterThan(0);
-    expect(c.facts).toEqual([]);
-  });
-
-  it("without the chunk's predicates: every predicate of the subjects, still bounded per predicate", async () => {
-    const { db, f, query } = await town();
-    const c = await loadCandidates(db, query(["kim novak"]));
-    expect(c.facts.map((x) => x.id).sort()).toEqual([f.livesInParis, f.worksAtAcme, f.quote, ...f.likes.slice(-FACTS_PER_PREDICATE)].sort());
+    const none = await loadCandidates(db, query(["kim novak", "paris"], []));
+    expect(none.entities.length).toBeGreaterThan(0);
+    expect(none.facts).toEqual([]);
+    const stranger = await loadCandidates(db, query(["zed quill", "paris"], [said("lives_in", { keys: ["paris"] }, ["zed quill"])]));
+    expect(stranger.facts).toEqual([]);
   });
 
   it("passes predicates and values with quotes, commas, braces and backslashes as they are", async () => {
     const { db, f, query } = await town();
-    const byPredicate = await loadCandidates(db, query(["kim novak"], { predicates: ['says_"x"', "a,b", "{c}"], values: [] }));
+    const byPredicate = await loadCandidates(db, query(["kim novak"], [said('says_"x"', { value: "a,b" }), said("{c}", { value: "x" })]));
     expect(byPredicate.facts.map((x) => x.id)).toEqual([f.quote]);
-    const byValue = await loadCandidates(db, query(["kim novak"], { predicates: ["visited"], values: ['he said "HI" {ok} \\ null'] }));
+    const byValue = await loadCandidates(db, query(["kim novak"], [said("visited", { value: 'he said "HI" {ok} \\ null' })]));
     expect(byValue.facts.map((x) => x.id)).toEqual([f.quote]);
   });
 

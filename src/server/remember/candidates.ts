@@ -2,7 +2,6 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { column, queryRows, rowDecoder } from "../db/rows";
 import { cosineDistance, vectorRows } from "../db/vector";
-import { type FactRow, factRow, factSelect } from "../graph/shape";
 import { nameKey, sqlNameKey } from "../text/name-key";
 import { turn } from "../slices";
 
@@ -50,6 +49,15 @@ export interface Candidates {
   facts: FactCandidate[];
 }
 
+/** One of the chunk's facts, as load_candidates reads it: the keys of its subject's (and object's) entity, its predicate, its literal value. */
+export interface ChunkFactShape {
+  subjectKeys: string[];
+  predicate: string;
+  /** the object entity's keys; none for a literal value */
+  objectKeys: string[];
+  value: string | null;
+}
+
 export interface CandidateQuery {
   datasetId: string;
   /** normalised names and aliases of the chunk's entities */
@@ -63,12 +71,8 @@ export interface CandidateQuery {
   entityKeys?: string[][];
   /** name embeddings of the entities no exact match found, by key */
   vectors: { key: string; vector: number[] }[];
-  /**
-   * What the chunk's facts say: their predicates, and their literal objects. Loaded are the
-   * facts with one of these predicates, or with one of the entities or values as object.
-   * Without it, the facts of every predicate of those subjects.
-   */
-  chunkFacts?: { predicates: string[]; values: string[] };
+  /** The chunk's facts: the current facts each may repeat or contradict are loaded (currentFacts). */
+  chunkFacts: ChunkFactShape[];
   pgvector: boolean;
   dimensions: number;
 }
@@ -158,59 +162,97 @@ async function nearEntities(db: Db, q: CandidateQuery): Promise<EntityCandidate[
   return out;
 }
 
-const toFact = (r: FactRow): FactCandidate => ({
-  id: r.id,
-  subjectId: r.subject_id,
-  subjectName: r.subject_name,
-  predicate: r.predicate,
-  objectId: r.object_id,
-  objectName: r.object_name,
-  objectValue: r.object_value,
-  sentence: r.sentence,
-  validAt: r.valid_at,
-});
-
 /** the newest current facts kept per subject and predicate (a subject may like hundreds of things) */
 export const FACTS_PER_PREDICATE = 20;
 
 /**
- * A text[] parameter, as an array literal: the planner sees its values (an ARRAY(SELECT …) is
- * a subplan it cannot match to the index's predicate column).
+ * A text[] (or uuid[]) parameter, as an array literal: the planner sees its values (an
+ * ARRAY(SELECT …) is a subplan it cannot match to the index's predicate column).
  */
-const texts = (v: string[]) => sql`${`{${v.map((x) => `"${x.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`}::text[]`;
+const textArray = (v: string[]) => `{${v.map((x) => `"${x.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`;
+const texts = (v: string[]) => sql`${textArray(v)}::text[]`;
+const uuids = (v: string[]) => sql`${textArray(v)}::uuid[]`;
 
-async function currentFacts(db: Db, datasetId: string, entityIds: string[], said: CandidateQuery["chunkFacts"]): Promise<FactCandidate[]> {
-  // no fact in the chunk: nothing to compare
-  if (entityIds.length === 0 || said?.predicates.length === 0) return [];
-  const ids = sql`${`{${entityIds.join(",")}}`}::uuid[]`;
-  const values = [...new Set((said?.values ?? []).map(nameKey).filter(Boolean))];
-  const sameValue = values.length ? sql`OR (f.object_value IS NOT NULL AND ${sqlNameKey(sql`f.object_value`)} = ANY(${texts(values)}))` : sql``;
-  const sameObject = sql`coalesce(f.object_id = ANY(${ids}) ${sameValue}, false)`;
-  const samePredicate = said ? sql`f.predicate = ANY(${texts([...new Set(said.predicates)])})` : sql`true`;
-  // Two index scans of gb_facts_subject_idx (dataset_id, subject_id, predicate) WHERE expired_at
-  // IS NULL, the first on both columns; the same object is exempt from the bound. A fact with the
-  // same predicate is in the first only, so that none is counted twice.
-  const current = sql`f.dataset_id = ${datasetId} AND f.expired_at IS NULL AND f.subject_id = ANY(${ids})`;
-  return (
-    await queryRows(
-      db,
-      sql`${factSelect}
-          WHERE f.dataset_id = ${datasetId} AND f.id IN (
-            SELECT id FROM (
-              SELECT id, same_object, row_number() OVER (PARTITION BY subject_id, predicate ORDER BY created_at DESC) AS newest
-              FROM (
-                SELECT f.id, f.subject_id, f.predicate, f.created_at, ${sameObject} AS same_object FROM gb_facts f
-                WHERE ${current} AND ${samePredicate}
-                UNION ALL
-                SELECT f.id, f.subject_id, f.predicate, f.created_at, true FROM gb_facts f
-                WHERE ${current} AND NOT (${samePredicate}) AND ${sameObject}
-              ) found
-            ) c
-            WHERE c.same_object OR c.newest <= ${FACTS_PER_PREDICATE})
-          ORDER BY f.created_at DESC`,
-      factRow,
-    )
-  ).map(toFact);
+const factCandidateRow = rowDecoder({
+  id: column.text,
+  subject_id: column.text,
+  predicate: column.text,
+  object_id: column.nullable(column.text),
+  object_name: column.nullable(column.text),
+  object_value: column.nullable(column.text),
+  sentence: column.text,
+  valid_at: column.nullable(column.timestamp),
+  created_at: column.timestamp,
+});
+
+/** The existing entities a chunk entity with these keys may be: those found by one of its keys (as resolve_edges matches them). */
+export const candidatesFor = (keys: string[], cands: EntityCandidate[]): EntityCandidate[] =>
+  cands.filter((c) => (c.via === "exact" ? keys.some((k) => k === c.nameKey || c.aliasKeys.includes(k)) : keys.includes(c.forKey ?? "")));
+
+/**
+ * The current facts each of the chunk's facts may repeat or contradict: of the existing entities
+ * its subject may be, those with its predicate (the newest FACTS_PER_PREDICATE per subject and
+ * predicate), or with an entity its object may be, or its literal value, as object (all of them).
+ * Pairs of subject and predicate, not every subject with every predicate of the chunk: on a
+ * long text a chunk names fifty people and places, and the cross product loaded hundreds of
+ * facts no new fact could be compared with, from a statement that read every fact of the dataset.
+ */
+async function currentFacts(db: Db, datasetId: string, entities: EntityCandidate[], said: ChunkFactShape[]): Promise<FactCandidate[]> {
+  const pairs = new Map<string, [string, string]>();
+  const subjects = new Set<string>();
+  const objects = new Set<string>();
+  const values = new Set<string>();
+  for (const f of said) {
+    const subjectIds = candidatesFor(f.subjectKeys, entities).map((e) => e.id);
+    if (subjectIds.length === 0) continue;
+    for (const id of subjectIds) {
+      subjects.add(id);
+      pairs.set(`${id} ${f.predicate}`, [id, f.predicate]);
+    }
+    for (const o of candidatesFor(f.objectKeys, entities)) objects.add(o.id);
+    const value = f.value === null ? "" : nameKey(f.value);
+    if (value) values.add(value);
+  }
+  if (pairs.size === 0) return [];
+  const names = new Map(entities.map((e) => [e.id, e.name]));
+  const list = [...pairs.values()];
+  const columns = sql.raw("f.id, f.subject_id, f.predicate, f.object_id, f.object_value, f.sentence, f.valid_at, f.created_at");
+  const current = sql`f.dataset_id = ${datasetId} AND f.expired_at IS NULL`;
+  const sameValue = values.size ? sql`OR (f.object_value IS NOT NULL AND ${sqlNameKey(sql`f.object_value`)} = ANY(${texts([...values])}))` : sql``;
+  const sameObject =
+    objects.size || values.size
+      ? sql`UNION
+        SELECT ${columns} FROM gb_facts f
+        WHERE ${current} AND f.subject_id = ANY(${uuids([...subjects])}) AND (f.object_id = ANY(${uuids([...objects])}) ${sameValue})`
+      : sql``;
+  // Each pair is an index scan of gb_facts_subject_idx (dataset_id, subject_id, predicate) WHERE
+  // expired_at IS NULL; the object's name is looked up per row, by primary key.
+  const rows = await queryRows(
+    db,
+    sql`SELECT c.*, (SELECT o.name FROM gb_entities o WHERE o.dataset_id = ${datasetId} AND o.id = c.object_id) AS object_name
+        FROM (
+          SELECT l.* FROM unnest(${uuids(list.map((p) => p[0]))}, ${texts(list.map((p) => p[1]))}) AS p(subject_id, predicate)
+          CROSS JOIN LATERAL (
+            SELECT ${columns} FROM gb_facts f
+            WHERE ${current} AND f.subject_id = p.subject_id AND f.predicate = p.predicate
+            ORDER BY f.created_at DESC LIMIT ${FACTS_PER_PREDICATE}
+          ) l
+          ${sameObject}
+        ) c
+        ORDER BY c.created_at DESC`,
+    factCandidateRow,
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    subjectId: r.subject_id,
+    subjectName: names.get(r.subject_id) ?? "",
+    predicate: r.predicate,
+    objectId: r.object_id,
+    objectName: r.object_name,
+    objectValue: r.object_value,
+    sentence: r.sentence,
+    validAt: r.valid_at,
+  }));
 }
 
 /** The keys of the entities whose name's key is no exact match's name (see entityKeys). */
@@ -231,6 +273,6 @@ export async function loadCandidates(db: Db, q: CandidateQuery): Promise<Candida
     if (!seen || rank[c.via] < rank[seen.via] || (c.via === seen.via && c.score > seen.score)) byId.set(c.id, c);
   }
   const entities = [...byId.values()];
-  const facts = await currentFacts(db, q.datasetId, entities.map((e) => e.id), q.chunkFacts);
+  const facts = await currentFacts(db, q.datasetId, entities, q.chunkFacts);
   return { entities, facts };
 }

@@ -6,7 +6,8 @@ import type { Db } from "../db/client";
 import { chunks as chunksTable, texts } from "../db/schema";
 import type { Models } from "../models/record";
 import type { Complexity, ExtractedGraph } from "../models/types";
-import { type Candidates, loadCandidates } from "./candidates";
+import { type Candidates, type ChunkFactShape, loadCandidates } from "./candidates";
+import { chunkEntities } from "./resolve-edges/match-entities";
 import { yieldToForeground } from "../foreground";
 import { chunking } from "./chunk";
 import { inSlices } from "../slices";
@@ -109,6 +110,21 @@ class Lookahead<T> {
   }
 }
 
+/** The chunk's facts as load_candidates reads them: each entity by its keys, as resolve_edges merges them. */
+function chunkFactShapes(graph: ExtractedGraph): ChunkFactShape[] {
+  const entities = chunkEntities(graph);
+  const keysOf = (name: string) => {
+    const k = nameKey(name);
+    return entities.find((e) => e.keys.includes(k))?.keys ?? [k];
+  };
+  return graph.facts.map((f) => ({
+    subjectKeys: keysOf(f.subject),
+    predicate: f.predicate,
+    objectKeys: f.objectIsEntity ? keysOf(f.object) : [],
+    value: f.objectIsEntity ? null : f.object,
+  }));
+}
+
 /** the most candidate facts load_candidates keeps for the run page (see keptCandidates) */
 export const KEPT_CANDIDATE_FACTS = 100;
 
@@ -167,7 +183,12 @@ export class RememberJob {
       settings.extractConcurrency,
       async (i) => (await models.summarize({ text: this.pending[i]!.content, speaker })).summary,
     );
-    this.embeddings = new Lookahead(settings.extractConcurrency, (i) => models.embed({ texts: this.embeddingTexts(this.pending[i]!) }));
+    // Embeddings only where they mean something beyond the words: nothing reads a non-semantic
+    // provider's (builtin's hashed ones), and on PGlite each stored vector cost an HNSW insert,
+    // the largest share of a chunk's store.
+    this.embeddings = new Lookahead(settings.extractConcurrency, async (i) =>
+      models.semanticEmbeddings ? models.embed({ texts: this.embeddingTexts(this.pending[i]!) }) : [],
+    );
   }
 
   private get fence() {
@@ -271,17 +292,15 @@ export class RememberJob {
     const graph = chunk.graph ?? { entities: [], facts: [] };
     chunk.vectors = await this.embeddings.get(position, this.pending.length);
     const keys = uniqueKeys(graph.entities.flatMap((e) => [e.name, ...e.aliases]));
-    // embedding neighbours only where embeddings mean something beyond the words (not builtin's)
-    const vectors = this.ctx.models.semanticEmbeddings
-      ? graph.entities.map((e, i) => ({ key: nameKey(e.name), vector: chunk.vectors![1 + i]! }))
-      : [];
+    // embedding neighbours only where embeddings mean something beyond the words (not builtin's: none are made)
+    const vectors = chunk.vectors.length > 0 ? graph.entities.map((e, i) => ({ key: nameKey(e.name), vector: chunk.vectors![1 + i]! })) : [];
     chunk.candidates = await loadCandidates(this.ctx.db, {
       datasetId: this.ctx.datasetId,
       keys,
       entityKeys: graph.entities.map((e) => [nameKey(e.name), ...uniqueKeys(e.aliases)]),
       vectors,
-      // the facts resolve_edges may compare the chunk's with: same predicate, or same object
-      chunkFacts: { predicates: graph.facts.map((f) => f.predicate), values: graph.facts.filter((f) => !f.objectIsEntity).map((f) => f.object) },
+      // the facts resolve_edges may compare the chunk's with: same subject and predicate, or same subject and object
+      chunkFacts: chunkFactShapes(graph),
       pgvector: this.ctx.pgvector,
       dimensions: this.ctx.models.embeddingDimensions,
     });

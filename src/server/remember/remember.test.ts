@@ -4,7 +4,7 @@ import { RememberStages } from "../../lib/stages";
 import { callerFor, rejection } from "../../test/callers";
 import { describeEachDriver, freshDataset } from "../../test/db";
 import type { App } from "../app";
-import { chunks, entities, facts, texts } from "../db/schema";
+import { chunks, entities, facts, inferences, texts } from "../db/schema";
 import { names } from "../pipeline";
 import { rememberPipeline } from "./pipeline";
 import { storeChunk } from "./store";
@@ -55,10 +55,11 @@ describeEachDriver("remember", (ctx) => {
       fetch_series: "skipped",
       observe_series: "skipped",
     });
-    // model stages name their inferences
-    for (const s of run.stages.filter((x) => ["classify_complexity", "extract_graph", "summarize_chunk", "load_candidates"].includes(x.name))) {
+    // model stages name their inferences (load_candidates embeds only with semantic embeddings: not builtin's)
+    for (const s of run.stages.filter((x) => ["classify_complexity", "extract_graph", "summarize_chunk"].includes(x.name))) {
       expect(s.inferenceIds.length, s.name).toBeGreaterThan(0);
     }
+    expect(run.stages.find((s) => s.name === "load_candidates")?.inferenceIds).toEqual([]);
     expect(run.params).toMatchObject({ dataset: ds.name, text: "Alice lives in Paris.", occurredAt: null });
   });
 
@@ -191,7 +192,10 @@ describeEachDriver("remember", (ctx) => {
     const db = app.database.db;
     const stored = await db.select().from(chunks).where(eq(chunks.datasetId, ds.id));
     expect(stored.length).toBeGreaterThan(1);
-    expect(stored.every((c) => c.summary.length > 0 && (c.embedding?.length ?? 0) > 0)).toBe(true);
+    // builtin embeddings mean nothing beyond the words: none are made or stored (nothing would read them)
+    expect(stored.every((c) => c.summary.length > 0 && c.embedding === null)).toBe(true);
+    const tasks = await db.selectDistinct({ task: inferences.task }).from(inferences).where(eq(inferences.runId, id));
+    expect(tasks.map((t) => t.task)).not.toContain("embed");
     const [text] = await db.select().from(texts).where(eq(texts.datasetId, ds.id));
     expect(text).toMatchObject({ seriesKey: "club-notes", seriesPosition: 1, source: { kind: "doc", id: "d1", speaker: "Ann" } });
     const orphan = await db.execute(

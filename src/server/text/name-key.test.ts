@@ -78,7 +78,7 @@ describeEachDriver("one name key in store, query, graph and load_candidates", (c
       const found = await api.graph.entities({ dataset: ds.name, search: b });
       expect(found.items.map((e) => e.id), `graph search ${b}`).toContain(entity!.id);
       // load_candidates
-      const c = await loadCandidates(db, { datasetId: ds.id, keys: [nameKey(b)], vectors: [], pgvector: app.database.vector, dimensions: 256 });
+      const c = await loadCandidates(db, { datasetId: ds.id, keys: [nameKey(b)], vectors: [], pgvector: app.database.vector, dimensions: 256, chunkFacts: [] });
       expect(c.entities.filter((e) => e.via === "exact").map((e) => e.id), `load_candidates ${b}`).toContain(entity!.id);
       // query's entity list: the facts of the entities the question names
       const question = `What about ${b}?`;

@@ -1,5 +1,5 @@
 import type { ExtractedGraph } from "../../models/types";
-import type { EntityCandidate } from "../candidates";
+import { candidatesFor, type EntityCandidate } from "../candidates";
 import { nameKey } from "../../text/name-key";
 
 /*
@@ -47,9 +47,6 @@ function sameName(key: string, type: string, cands: EntityCandidate[]): EntityCa
   return hits.find((c) => c.type === type) ?? hits[0] ?? null;
 }
 
-/** The candidates the model decides on for an entity with these keys: found by one of them. */
-const candidatesFor = (keys: string[], cands: EntityCandidate[]): EntityCandidate[] =>
-  cands.filter((c) => (c.via === "exact" ? keys.some((k) => k === c.nameKey || c.aliasKeys.includes(k)) : keys.includes(c.forKey ?? "")));
 
 export function matchEntities(graph: ExtractedGraph, candidates: EntityCandidate[], newId: () => string): EntityMatching {
   const entities = chunkEntities(graph);
@@ -57,6 +54,7 @@ export function matchEntities(graph: ExtractedGraph, candidates: EntityCandidate
   const ambiguous: EntityMatching["ambiguous"] = [];
   entities.forEach((e, n) => {
     if (exact[n]) return;
+    // the candidates the model decides on: found by one of its keys
     const near = candidatesFor(e.keys, candidates);
     if (near.length > 0) ambiguous.push({ n, candidates: near });
   });
