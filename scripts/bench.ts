@@ -18,7 +18,7 @@ import { SHAPES, type Shape } from "./bench/texts";
  * BENCH_MOVES_ASK the most questions a run asks (default all), BENCH_RESPONSIVE_SHAPES the texts of
  * the responsiveness section (default story; any of story, prose, paragraph, nopunct, lines, unicode,
  * word), BENCH_RESPONSIVE_KB their size (default 1024) and BENCH_RESPONSIVE_LIMIT_S how long one
- * may take before it is reported unfinished (default 300), BENCH_ONLY picks sections (runner,
+ * may take before it is reported unfinished (default 300), BENCH_RESPONSIVE_DBS its databases (default both), BENCH_ONLY picks sections (runner,
  * remember, query, moves, runs, http, responsive).
  */
 function table(rows: string[][]): string {
@@ -80,8 +80,10 @@ if (want("responsive")) {
   const bytes = Number(process.env.BENCH_RESPONSIVE_KB ?? 1024) * 1024;
   const limitS = Number(process.env.BENCH_RESPONSIVE_LIMIT_S ?? 300);
   console.log("\nresponsiveness while remembering a big text, builtin models, HTTP server with its remember worker in a process of its own");
+  const on = process.env.BENCH_RESPONSIVE_DBS?.split(",");
   for (const d of await benchDatabases({ pgliteDir: true })) {
     try {
+      if (on && !on.includes(d.name)) continue;
       const env: Record<string, string> = d.name === "pglite" ? { GB_DATA_DIR: d.dataDir ?? "", DATABASE_URL: "" } : { DATABASE_URL: d.url ?? "" };
       console.log(table(await benchResponsiveness(d, env, shapes, bytes, limitS)));
     } finally {

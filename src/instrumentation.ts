@@ -6,8 +6,7 @@
  * (src/server/shutdown.ts); and stamp each request with its client's address, which the sign-in
  * limit counts (src/server/auth/client-address.ts); and answer requests Node cannot parse (a URL
  * past 16 KiB) with a lingering close, so the client reads the 431 instead of a reset
- * (src/server/http-refusals.ts); and count the requests in flight, which a remember lets finish
- * before each of its steps (src/server/foreground.ts).
+ * (src/server/http-refusals.ts).
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
@@ -19,8 +18,6 @@ export async function register(): Promise<void> {
   installClientAddressStamp(env().GB_TRUST_PROXY);
   const { installLingeringRefusals } = await import("./server/http-refusals");
   installLingeringRefusals();
-  const { installForegroundCount } = await import("./server/foreground");
-  installForegroundCount();
   installShutdown({ app: () => getApp().catch(() => null), graceMs: env().GB_SHUTDOWN_GRACE_MS });
   getApp().catch(reportStartupFailure);
 }

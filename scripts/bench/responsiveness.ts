@@ -104,7 +104,7 @@ export async function benchResponsiveness(db: BenchDatabase, env: Record<string,
     // a run still going would hold a graceful stop until it ends
     const exited = new Promise((r) => child.once("exit", r));
     child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
     await exited;
     clearTimeout(timer);
   }

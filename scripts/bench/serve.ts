@@ -1,7 +1,6 @@
 import { parseEnv } from "../../src/env";
 import { handleTrpc, TRPC_ENDPOINT } from "../../src/server/api/http";
 import { createApp, health } from "../../src/server/app";
-import { installForegroundCount } from "../../src/server/foreground";
 import { serve } from "../../src/test/http-server";
 
 /**
@@ -10,17 +9,31 @@ import { serve } from "../../src/test/http-server";
  * environment for the database.
  */
 // BENCH_WORKER=1: this process also runs remember (the responsiveness section), as the app does
-// as instrumentation.ts does for the app: a remember lets the requests in flight go first
-installForegroundCount();
 const app = await createApp({ env: parseEnv(), worker: process.env.BENCH_WORKER === "1" });
 const server = await serve((path) => {
   if (path === "/api/health") return async () => Response.json(await health(app));
   if (path.startsWith(TRPC_ENDPOINT)) return (req) => handleTrpc(req, app);
   return undefined;
 }, Number(process.env.BENCH_PORT ?? 3999));
+// BENCH_SERVER_PROF=<dir>: a CPU profile of this process, written when it is told to stop
+const profiler = process.env.BENCH_SERVER_PROF ? await startProfile() : null;
+async function startProfile() {
+  const { Session } = await import("node:inspector/promises");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  return session;
+}
 process.on("SIGTERM", () => {
-  void server
-    .close()
+  void (async () => {
+    if (!profiler) return;
+    const { profile } = await profiler.post("Profiler.stop");
+    const { writeFileSync, mkdirSync } = await import("node:fs");
+    mkdirSync(process.env.BENCH_SERVER_PROF!, { recursive: true });
+    writeFileSync(`${process.env.BENCH_SERVER_PROF}/serve-${process.pid}.cpuprofile`, JSON.stringify(profile));
+  })()
+    .then(() => server.close())
     .then(() => app.close())
     .then(() => process.exit(0));
 });

@@ -1,14 +1,13 @@
 import { mkdirSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { vector } from "@electric-sql/pglite-pgvector";
+import type { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { lockDataDir } from "./data-dir-lock";
+import { PgliteThread } from "./pglite-thread";
 import { dataDirError, pgliteOpenError, postgresOpenError } from "./open-errors";
 import { queryRows } from "./rows";
 import * as schema from "./schema";
@@ -111,12 +110,12 @@ async function openPgliteOnDisk(dataDir: string, loadDataDir: Blob | undefined):
   const lock = await lockDataDir(dir).catch((e: unknown) => {
     throw dataDirError(dir, e);
   });
-  let client: PGlite | undefined;
+  let client: PgliteThread | undefined;
   try {
-    client = await PGlite.create({ dataDir: dir, loadDataDir, extensions: { vector, pg_trgm } });
+    client = await PgliteThread.create({ dataDir: dir, loadDataDir });
     // a dump holds the data dir's files, a lock file of the process that made it among them
     if (loadDataDir) lock.rewrite();
-    const db = drizzlePglite({ client, schema }) as unknown as Db;
+    const db = pgliteDrizzle(client);
     const opened = client;
     return {
       db,
@@ -139,10 +138,13 @@ async function openPgliteOnDisk(dataDir: string, loadDataDir: Blob | undefined):
   }
 }
 
+/** Drizzle over PGlite in its thread: the thread's handle has the part of PGlite's interface drizzle uses. */
+const pgliteDrizzle = (client: PgliteThread) => drizzlePglite({ client: client as unknown as PGlite, schema }) as unknown as Db;
+
 async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob }): Promise<Database> {
   if (opts.dataDir) return openPgliteOnDisk(opts.dataDir, opts.loadDataDir);
-  const client = await PGlite.create({ loadDataDir: opts.loadDataDir, extensions: { vector, pg_trgm } });
-  const db = drizzlePglite({ client, schema }) as unknown as Db;
+  const client = await PgliteThread.create({ loadDataDir: opts.loadDataDir });
+  const db = pgliteDrizzle(client);
   return { db, driver: "pglite", vector: await hasVector(db), location: "in memory", sessionLock: async () => null, close: () => client.close() };
 }
 
@@ -179,6 +181,6 @@ export { hasVector as detectVector };
 export async function dumpPglite(database: Database): Promise<Blob> {
   if (database.driver !== "pglite") throw new Error("dumpPglite needs a PGlite database");
   // drizzle keeps its client on `$client`
-  const client = (database.db as unknown as { $client: PGlite }).$client;
+  const client = (database.db as unknown as { $client: PgliteThread }).$client;
   return client.dumpDataDir("none");
 }

@@ -71,10 +71,18 @@ export interface RecordedModels extends Models {
 
 type InferenceRow = typeof inferences.$inferInsert;
 
-/** Writes rows in order, many to a statement: those queued while a write is in flight go in the next. */
+/** How long a record may wait for others to share its statement (RecordTarget.batched). */
+const BATCH_MS = 100;
+
+/**
+ * Writes rows in order, many to a statement: a row waits up to BATCH_MS for the others of that
+ * time (a chunk's three or four calls go in one insert, not one each), and those queued while a
+ * write is in flight go in the next.
+ */
 function batchWriter(db: Db, log: (message: string, error: unknown) => void) {
   let queued: InferenceRow[] = [];
   let inFlight: Promise<void> | null = null;
+  let timer: NodeJS.Timeout | null = null;
   const drain = async () => {
     while (queued.length > 0) {
       const rows = queued;
@@ -87,12 +95,18 @@ function batchWriter(db: Db, log: (message: string, error: unknown) => void) {
     }
     inFlight = null;
   };
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    inFlight ??= drain();
+  };
   return {
     add(row: InferenceRow) {
       queued.push(row);
-      inFlight ??= drain();
+      if (!timer && !inFlight) timer = setTimeout(flush, BATCH_MS);
     },
     settle: async () => {
+      if (queued.length > 0) flush();
       while (inFlight) await inFlight;
     },
   };

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { describeEachDriver, freshDataset } from "../../test/db";
 import type { Db } from "../db/client";
 import { queryRows } from "../db/rows";
 import { entities, facts } from "../db/schema";
-import { type CandidateQuery, type EntityCandidate, FACTS_PER_PREDICATE, keysToCompare, loadCandidates } from "./candidates";
+import { type CandidateQuery, FACTS_PER_PREDICATE, loadCandidates } from "./candidates";
 import { nameKey, sqlNameKey } from "../text/name-key";
 
 /*
@@ -40,8 +40,8 @@ function graph(datasetId: string) {
       return id;
     },
     async save(db: Db): Promise<void> {
-      await db.insert(entities).values(rows.entities);
-      await db.insert(facts).values(rows.facts);
+      if (rows.entities.length) await db.insert(entities).values(rows.entities);
+      if (rows.facts.length) await db.insert(facts).values(rows.facts);
     },
   };
 }
@@ -146,33 +146,47 @@ describeEachDriver("load_candidates", (ctx) => {
   });
 });
 
-describe("keysToCompare: similar names only for entities no existing one is named exactly like", () => {
-  const exact = (nameKey: string, aliasKeys: string[] = []): EntityCandidate => ({
-    id: nameKey,
-    name: nameKey,
-    nameKey,
-    type: "person",
-    aliases: aliasKeys,
-    aliasKeys,
-    summary: null,
-    via: "exact",
-    forKey: null,
-    score: 1,
+describeEachDriver("load_candidates: similar names only for entities no existing one is named exactly like", (ctx) => {
+  async function people() {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const g = graph(ds.id);
+    g.entity("Ann Lee", "person", ["Ann"]);
+    g.entity("Annie", "person");
+    g.entity("Bobb", "person");
+    await g.save(app.database.db);
+    const load = (entityKeys: string[][]) =>
+      loadCandidates(app.database.db, {
+        datasetId: ds.id,
+        keys: [...new Set(entityKeys.flat())].filter(Boolean),
+        entityKeys,
+        vectors: [],
+        pgvector: app.database.vector,
+        dimensions: 256,
+        chunkFacts: [],
+      });
+    /** the keys a similar name was found for */
+    const compared = (c: Awaited<ReturnType<typeof load>>) => [...new Set(c.entities.filter((e) => e.via === "trigram").map((e) => e.forKey))].sort();
+    return { load, compared };
+  }
+
+  it("drops the keys of an entity whose name is an existing name, keeps the others'", async () => {
+    const { load, compared } = await people();
+    const c = await load([["ann lee", "ann"], ["bob"]]);
+    expect(c.entities.find((e) => e.name === "Ann Lee")?.via).toBe("exact");
+    expect(compared(c)).toEqual(["bob"]);
   });
 
-  it("drops the keys of an entity whose name is an existing name, keeps the others'", () => {
-    expect(keysToCompare([["ann lee", "ann"], ["bob"]], [exact("ann lee")])).toEqual(["bob"]);
+  it("an alias matched exactly is not the name: the entity's keys are still compared", async () => {
+    const { load, compared } = await people();
+    const c = await load([["zed", "ann"]]);
+    expect(c.entities.find((e) => e.name === "Ann Lee")?.via).toBe("exact");
+    // Annie, similar to "ann" only
+    expect(compared(c)).toEqual(["ann"]);
   });
 
-  it("an alias matched exactly is not the name: the entity's keys are still compared", () => {
-    expect(keysToCompare([["annie", "ann"]], [exact("ann lee", ["ann"])])).toEqual(["annie", "ann"]);
-  });
-
-  it("a key two entities share is compared when either needs it, once", () => {
-    expect(keysToCompare([["ann lee", "ann"], ["annie", "ann"]], [exact("ann lee")])).toEqual(["annie", "ann"]);
-  });
-
-  it("an entity whose name has no key keeps its aliases' keys", () => {
-    expect(keysToCompare([["", "ann"]], [])).toEqual(["ann"]);
+  it("an entity whose name has no key keeps its aliases' keys", async () => {
+    const { load, compared } = await people();
+    expect(compared(await load([["", "bob"]]))).toEqual(["bob"]);
   });
 });

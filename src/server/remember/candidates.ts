@@ -3,7 +3,6 @@ import type { Db } from "../db/client";
 import { column, queryRows, rowDecoder } from "../db/rows";
 import { cosineDistance, vectorRows } from "../db/vector";
 import { nameKey, sqlNameKey } from "../text/name-key";
-import { turn } from "../slices";
 
 /*
  * load_candidates: what the dataset already knows that the new entities and facts may be the
@@ -87,9 +86,7 @@ const entity = {
   alias_keys: column.texts,
   summary: column.nullable(column.text),
 };
-const entityRow = rowDecoder(entity);
-type EntityRow = ReturnType<typeof entityRow>;
-const similarRow = rowDecoder({ ...entity, key: column.text, sim: column.number });
+type EntityRow = ReturnType<ReturnType<typeof rowDecoder<typeof entity>>>;
 const nearRow = rowDecoder({ ...entity, d: column.number });
 
 const json = (v: unknown) => sql`${JSON.stringify(v)}::jsonb`;
@@ -106,44 +103,47 @@ const fromRow = (r: EntityRow, via: EntityCandidate["via"], forKey: string | nul
   score,
 });
 
-export async function exactEntities(db: Db, datasetId: string, keys: string[]): Promise<EntityCandidate[]> {
-  if (keys.length === 0) return [];
-  const rows = await queryRows(
-    db,
-    sql`SELECT ${entityColumns} FROM gb_entities
-        WHERE dataset_id = ${datasetId}
-          AND (name_key IN (SELECT jsonb_array_elements_text(${json(keys)}))
-               OR alias_keys && ARRAY(SELECT jsonb_array_elements_text(${json(keys)})))`,
-    entityRow,
-  );
-  return rows.map((r) => fromRow(r, "exact", null, 1));
-}
+/**
+ * A text[] (or uuid[]) parameter, as an array literal: the planner sees its values (an
+ * ARRAY(SELECT …) is a subplan it cannot match to the index's predicate column).
+ */
+const textArray = (v: string[]) => `{${v.map((x) => `"${x.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`;
+const texts = (v: string[]) => sql`${textArray(v)}::text[]`;
+const uuids = (v: string[]) => sql`${textArray(v)}::uuid[]`;
 
-/** Keys per trigram statement (see similarNames). */
-const SIMILAR_BATCH = 8;
+const namedRow = rowDecoder({ ...entity, via: column.text, key: column.nullable(column.text), sim: column.number });
 
 /**
- * A few keys per statement, with a turn of the event loop between statements: a trigram search
- * costs time in the entities of the dataset that share trigrams with the key, and on PGlite (on
- * this thread) one statement for the forty keys of a chunk held every other request for a second.
+ * The entities named like the chunk's, in one statement: exactly (name or alias key), and, for
+ * the chunk entities no existing entity is named exactly like, by a similar name (pg_trgm, the
+ * five most similar per key). resolve_edges takes an exact name match as it is and never looks at
+ * the similar names found for it, and on a long text most names are met again: the trigram search
+ * was most of load_candidates' time. Without entityKeys every key is compared.
  */
-async function similarNames(db: Db, datasetId: string, keys: string[]): Promise<EntityCandidate[]> {
-  const out: EntityCandidate[] = [];
-  for (let i = 0; i < keys.length; i += SIMILAR_BATCH) {
-    if (i > 0) await turn();
-    const rows = await queryRows(
-      db,
-      sql`SELECT k.key, e.* FROM jsonb_array_elements_text(${json(keys.slice(i, i + SIMILAR_BATCH))}) AS k(key)
-          CROSS JOIN LATERAL (
-            SELECT ${entityColumns}, similarity(name_key, k.key) AS sim FROM gb_entities
-            WHERE dataset_id = ${datasetId} AND name_key % k.key
-            ORDER BY sim DESC LIMIT 5
-          ) e`,
-      similarRow,
-    );
-    for (const r of rows) out.push(fromRow(r, "trigram", r.key, r.sim));
-  }
-  return out;
+async function namedEntities(db: Db, datasetId: string, keys: string[], entityKeys: string[][] | undefined): Promise<EntityCandidate[]> {
+  if (keys.length === 0) return [];
+  const compare = entityKeys
+    ? sql`SELECT DISTINCT k.key FROM jsonb_to_recordset(${json(entityKeys.map((ks) => ({ keys: ks })))}) AS e(keys text[]), unnest(e.keys) AS k(key)
+          WHERE k.key <> '' AND NOT EXISTS (SELECT 1 FROM exact x WHERE x.name_key = e.keys[1])`
+    : sql`SELECT DISTINCT k.key FROM unnest(${texts(keys)}) AS k(key) WHERE k.key <> ''`;
+  const rows = await queryRows(
+    db,
+    sql`WITH exact AS (
+          SELECT ${entityColumns} FROM gb_entities
+          WHERE dataset_id = ${datasetId} AND (name_key = ANY(${texts(keys)}) OR alias_keys && ${texts(keys)})
+        ),
+        compare AS (${compare})
+        SELECT 'exact' AS via, NULL::text AS key, exact.*, 1::float8 AS sim FROM exact
+        UNION ALL
+        SELECT 'trigram', c.key, s.* FROM compare c
+        CROSS JOIN LATERAL (
+          SELECT ${entityColumns}, similarity(name_key, c.key)::float8 AS sim FROM gb_entities
+          WHERE dataset_id = ${datasetId} AND name_key % c.key
+          ORDER BY sim DESC LIMIT 5
+        ) s`,
+    namedRow,
+  );
+  return rows.map((r) => (r.via === "exact" ? fromRow(r, "exact", null, 1) : fromRow(r, "trigram", r.key, r.sim)));
 }
 
 async function nearEntities(db: Db, q: CandidateQuery): Promise<EntityCandidate[]> {
@@ -165,13 +165,6 @@ async function nearEntities(db: Db, q: CandidateQuery): Promise<EntityCandidate[
 /** the newest current facts kept per subject and predicate (a subject may like hundreds of things) */
 export const FACTS_PER_PREDICATE = 20;
 
-/**
- * A text[] (or uuid[]) parameter, as an array literal: the planner sees its values (an
- * ARRAY(SELECT …) is a subplan it cannot match to the index's predicate column).
- */
-const textArray = (v: string[]) => `{${v.map((x) => `"${x.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`;
-const texts = (v: string[]) => sql`${textArray(v)}::text[]`;
-const uuids = (v: string[]) => sql`${textArray(v)}::uuid[]`;
 
 const factCandidateRow = rowDecoder({
   id: column.text,
@@ -193,51 +186,55 @@ export const candidatesFor = (keys: string[], cands: EntityCandidate[]): EntityC
  * The current facts each of the chunk's facts may repeat or contradict: of the existing entities
  * its subject may be, those with its predicate (the newest FACTS_PER_PREDICATE per subject and
  * predicate), or with an entity its object may be, or its literal value, as object (all of them).
- * Pairs of subject and predicate, not every subject with every predicate of the chunk: on a
- * long text a chunk names fifty people and places, and the cross product loaded hundreds of
+ * By pairs of the same fact, not every subject with every predicate, object and value of the
+ * chunk: on a long text a chunk names fifty people and places, and the cross product loaded hundreds of
  * facts no new fact could be compared with, from a statement that read every fact of the dataset.
  */
 async function currentFacts(db: Db, datasetId: string, entities: EntityCandidate[], said: ChunkFactShape[]): Promise<FactCandidate[]> {
-  const pairs = new Map<string, [string, string]>();
-  const subjects = new Set<string>();
-  const objects = new Set<string>();
-  const values = new Set<string>();
+  // pairs, each once: (subject, predicate), (subject, object entity), (subject, value's key)
+  const pairs = { predicate: new Map<string, [string, string]>(), object: new Map<string, [string, string]>(), value: new Map<string, [string, string]>() };
+  const add = (m: Map<string, [string, string]>, a: string, b: string) => m.set(`${a}\u0000${b}`, [a, b]);
   for (const f of said) {
-    const subjectIds = candidatesFor(f.subjectKeys, entities).map((e) => e.id);
-    if (subjectIds.length === 0) continue;
-    for (const id of subjectIds) {
-      subjects.add(id);
-      pairs.set(`${id} ${f.predicate}`, [id, f.predicate]);
-    }
-    for (const o of candidatesFor(f.objectKeys, entities)) objects.add(o.id);
+    const objects = candidatesFor(f.objectKeys, entities).map((e) => e.id);
     const value = f.value === null ? "" : nameKey(f.value);
-    if (value) values.add(value);
+    for (const { id } of candidatesFor(f.subjectKeys, entities)) {
+      add(pairs.predicate, id, f.predicate);
+      for (const o of objects) add(pairs.object, id, o);
+      if (value) add(pairs.value, id, value);
+    }
   }
-  if (pairs.size === 0) return [];
+  if (pairs.predicate.size === 0) return [];
   const names = new Map(entities.map((e) => [e.id, e.name]));
-  const list = [...pairs.values()];
   const columns = sql.raw("f.id, f.subject_id, f.predicate, f.object_id, f.object_value, f.sentence, f.valid_at, f.created_at");
   const current = sql`f.dataset_id = ${datasetId} AND f.expired_at IS NULL`;
-  const sameValue = values.size ? sql`OR (f.object_value IS NOT NULL AND ${sqlNameKey(sql`f.object_value`)} = ANY(${texts([...values])}))` : sql``;
-  const sameObject =
-    objects.size || values.size
-      ? sql`UNION
-        SELECT ${columns} FROM gb_facts f
-        WHERE ${current} AND f.subject_id = ANY(${uuids([...subjects])}) AND (f.object_id = ANY(${uuids([...objects])}) ${sameValue})`
-      : sql``;
-  // Each pair is an index scan of gb_facts_subject_idx (dataset_id, subject_id, predicate) WHERE
+  const unnest = (m: Map<string, [string, string]>, second: "text" | "uuid") => {
+    const list = [...m.values()];
+    const b = list.map((p) => p[1]);
+    return sql`unnest(${uuids(list.map((p) => p[0]))}, ${second === "uuid" ? uuids(b) : texts(b)})`;
+  };
+  const sameObject = pairs.object.size
+    ? sql`UNION SELECT ${columns} FROM ${unnest(pairs.object, "uuid")} AS p(subject_id, object_id)
+          JOIN gb_facts f ON ${current} AND f.subject_id = p.subject_id AND f.object_id = p.object_id`
+    : sql``;
+  // the value's key is computed only for the literal facts of the subjects that state a value
+  const sameValue = pairs.value.size
+    ? sql`UNION SELECT ${columns} FROM ${unnest(pairs.value, "text")} AS p(subject_id, value_key)
+          JOIN gb_facts f ON ${current} AND f.subject_id = p.subject_id AND f.object_value IS NOT NULL AND ${sqlNameKey(sql`f.object_value`)} = p.value_key`
+    : sql``;
+  // Every pair is an index scan of gb_facts_subject_idx (dataset_id, subject_id, predicate) WHERE
   // expired_at IS NULL; the object's name is looked up per row, by primary key.
   const rows = await queryRows(
     db,
     sql`SELECT c.*, (SELECT o.name FROM gb_entities o WHERE o.dataset_id = ${datasetId} AND o.id = c.object_id) AS object_name
         FROM (
-          SELECT l.* FROM unnest(${uuids(list.map((p) => p[0]))}, ${texts(list.map((p) => p[1]))}) AS p(subject_id, predicate)
+          SELECT l.* FROM ${unnest(pairs.predicate, "text")} AS p(subject_id, predicate)
           CROSS JOIN LATERAL (
             SELECT ${columns} FROM gb_facts f
             WHERE ${current} AND f.subject_id = p.subject_id AND f.predicate = p.predicate
             ORDER BY f.created_at DESC LIMIT ${FACTS_PER_PREDICATE}
           ) l
           ${sameObject}
+          ${sameValue}
         ) c
         ORDER BY c.created_at DESC`,
     factCandidateRow,
@@ -255,20 +252,13 @@ async function currentFacts(db: Db, datasetId: string, entities: EntityCandidate
   }));
 }
 
-/** The keys of the entities whose name's key is no exact match's name (see entityKeys). */
-export function keysToCompare(entityKeys: string[][], exact: EntityCandidate[]): string[] {
-  const named = new Set(exact.map((c) => c.nameKey));
-  return [...new Set(entityKeys.filter((keys) => !named.has(keys[0] ?? "")).flat())].filter(Boolean);
-}
-
 export async function loadCandidates(db: Db, q: CandidateQuery): Promise<Candidates> {
-  const exact = await exactEntities(db, q.datasetId, q.keys);
-  const similar = await similarNames(db, q.datasetId, q.entityKeys ? keysToCompare(q.entityKeys, exact) : q.keys);
+  const named = await namedEntities(db, q.datasetId, q.keys, q.entityKeys);
   const near = await nearEntities(db, q);
   // one entry per entity: the strongest way it was found
   const rank = { exact: 0, trigram: 1, vector: 2 } as const;
   const byId = new Map<string, EntityCandidate>();
-  for (const c of [...exact, ...similar, ...near]) {
+  for (const c of [...named, ...near]) {
     const seen = byId.get(c.id);
     if (!seen || rank[c.via] < rank[seen.via] || (c.via === seen.via && c.score > seen.score)) byId.set(c.id, c);
   }

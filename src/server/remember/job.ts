@@ -8,9 +8,7 @@ import type { Models } from "../models/record";
 import type { Complexity, ExtractedGraph } from "../models/types";
 import { type Candidates, type ChunkFactShape, loadCandidates } from "./candidates";
 import { chunkEntities } from "./resolve-edges/match-entities";
-import { yieldToForeground } from "../foreground";
-import { chunking } from "./chunk";
-import { inSlices } from "../slices";
+import { compute } from "../compute";
 import { nameKey, uniqueKeys } from "../text/name-key";
 import { type Output, output } from "../pipeline";
 import { keepOutput, readOutput } from "../runs/outputs";
@@ -156,6 +154,8 @@ export class RememberJob {
   chunks: ChunkWork[] = [];
   /** the chunks this attempt works on: those no earlier attempt stored */
   pending: ChunkWork[] = [];
+  /** this attempt has stored a chunk, and with it the text */
+  private textStored = false;
   /** what earlier attempts left (resume()) */
   private earlier: { plan: ChunkPlan | null; stored: Map<number, string> } = { plan: null, stored: new Map() };
   private readonly extractions: Lookahead<ExtractedGraph>;
@@ -173,12 +173,9 @@ export class RememberJob {
     // awaited (bounded by GB_EXTRACT_CONCURRENCY): they do not depend on what earlier chunks
     // stored. Each promise is started inside its own stage, so its inferences are filed there.
     // Indexed by place in `pending`, the items of the pipeline's Each.
-    // Each step first lets the requests in flight finish (for at most FOREGROUND_WAIT_MS): the
-    // server's thread, and PGlite's, serves them before this background work (foreground.ts).
-    this.extractions = new Lookahead(settings.extractConcurrency, async (i) => {
-      await yieldToForeground();
-      return models.extractGraph({ text: this.pending[i]!.content, occurredAt: params.occurredAt, speaker });
-    });
+    this.extractions = new Lookahead(settings.extractConcurrency, (i) =>
+      models.extractGraph({ text: this.pending[i]!.content, occurredAt: params.occurredAt, speaker }),
+    );
     this.summaries = new Lookahead(
       settings.extractConcurrency,
       async (i) => (await models.summarize({ text: this.pending[i]!.content, speaker })).summary,
@@ -240,8 +237,8 @@ export class RememberJob {
     }
     const { chunkTokens, overlapTokens } = this.ctx.settings;
     const text = this.params.text.trim();
-    // in slices: a text of a megabyte takes seconds to chunk, which other requests must not wait for
-    const planned = await inSlices(chunking(text, { maxTokens: chunkTokens, overlapTokens }));
+    // on the compute thread: a text of a megabyte takes a second to chunk, which requests must not wait for
+    const planned = await compute("chunk", { text, maxTokens: chunkTokens, overlapTokens });
     const tokens = planned.tokens;
     // The classifier may keep a text whole; never past twice the chunk size, so that a model
     // is not handed more than it can take.
@@ -288,7 +285,6 @@ export class RememberJob {
   }
 
   async loadCandidates(chunk: ChunkWork, position: number): Promise<Output> {
-    await yieldToForeground();
     const graph = chunk.graph ?? { entities: [], facts: [] };
     chunk.vectors = await this.embeddings.get(position, this.pending.length);
     const keys = uniqueKeys(graph.entities.flatMap((e) => [e.name, ...e.aliases]));
@@ -317,7 +313,9 @@ export class RememberJob {
       },
       (input) => this.ctx.models.resolveEdges(input),
     );
-    return output(chunk.plan);
+    // the question itself is the stage's model call's request (its inference): kept once, not twice
+    const { asked, ...plan } = chunk.plan;
+    return output({ ...plan, asked: asked ? { entities: asked.entities.length, facts: asked.facts.length } : null });
   }
 
   /** store links the series itself when the text is one chunk (store's `also`). */
@@ -343,14 +341,14 @@ export class RememberJob {
       const vec = sentenceVector.get(f.sentence);
       if (vec) vectors.set(f.id, vec);
     }
-    await yieldToForeground();
     chunk.stored = await storeChunk(this.ctx.db, {
       datasetId: this.ctx.datasetId,
       runId: this.ctx.runId,
       attempt: this.ctx.attempt,
       text: {
         id: this.textId,
-        content: this.params.text,
+        // sent with the first chunk this attempt stores (a megabyte need not travel a thousand times)
+        content: this.textStored ? null : this.params.text,
         userId: this.params.userId ?? null,
         source: this.params.source ?? {},
         seriesKey: this.params.series ?? null,
@@ -368,6 +366,7 @@ export class RememberJob {
       vectors,
       linkSeries: this.seriesWithStore(),
     });
+    this.textStored = true;
     // stored: what the chunk's stages made need not stay in memory (the run log holds their
     // outputs until it writes them with this one, as the stage ends)
     chunk.graph = null;

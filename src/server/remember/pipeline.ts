@@ -32,18 +32,19 @@ export const rememberPipeline: readonly Step<RememberJob>[] = [
   // (not asked again when an earlier attempt of the run chunked the text: its plan is followed)
   stage("classify_complexity", { enabled: (job) => !job.resumed(), run: (job) => job.classifyComplexity() }),
   stage("chunk_text", { run: (job) => job.chunkText() }),
-  // per chunk not stored by an earlier attempt: entities and facts, and a summary (later chunks
-  // start early, bounded)
+  // per chunk not stored by an earlier attempt, in order: entities and facts, and a summary, then
+  // reconcile with the graph and store. The extraction and summary of the next chunks (up to
+  // GB_EXTRACT_CONCURRENCY) start while this one is reconciled: the models work while the
+  // database does, and no chunk waits for every other to be read.
   each(
     (job) => job.pending,
     [
       stage<ChunkItem>("extract_graph", { run: ({ job, item, index }) => job.extractGraph(item, index) }),
       stage<ChunkItem>("summarize_chunk", { run: ({ job, item, index }) => job.summarizeChunk(item, index) }),
+      ...reconcileSteps,
     ],
     chunkIndex,
   ),
-  // per chunk, in order: reconcile with the graph and store
-  each((job) => job.pending, reconcileSteps, chunkIndex),
   // a text of several chunks joins its series once every chunk is stored
   stage("store_series", { enabled: (job) => job.seriesAlone(), run: (job) => job.storeSeries() }),
   // enrichment: placeholders in this version (options.enrich is refused), off unless asked for and configured

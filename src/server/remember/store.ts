@@ -1,7 +1,8 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { chunks, entities, facts, mentions, texts, type TextSource } from "../db/schema";
-import { holdsRun, LeaseLostError } from "./manager";
+import { column, queryRows, rowDecoder } from "../db/rows";
+import { texts, type TextSource } from "../db/schema";
+import { heldRun, holdsRun, LeaseLostError } from "./manager";
 import { nameKey } from "../text/name-key";
 import type { Plan } from "./resolve";
 
@@ -18,7 +19,8 @@ export interface StoreInput {
   runId: string;
   /** the attempt that holds the run */
   attempt: number;
-  text: { id: string; content: string; userId: string | null; source: TextSource; seriesKey: string | null; occurredAt: Date | null };
+  /** content: the text, with the first chunk an attempt stores (null after: it is not sent again) */
+  text: { id: string; content: string | null; userId: string | null; source: TextSource; seriesKey: string | null; occurredAt: Date | null };
   chunk: { id: string; index: number; content: string; summary: string; tokenCount: number; embedding: number[] | null };
   plan: Plan;
   /** embeddings of the plan's entities (by id) and new facts (by id) */
@@ -51,129 +53,141 @@ async function linkSeries(tx: Tx, datasetId: string, textId: string, seriesKey: 
   return row?.position ?? 0;
 }
 
-/** Adds the chunk's lexemes to the dataset's full-text statistics (query's BM25 weights). */
-async function countTerms(tx: Tx, datasetId: string, chunkId: string): Promise<void> {
-  await tx.execute(sql`
-    INSERT INTO gb_term_stats (dataset_id, lexeme, df)
-    SELECT dataset_id, unnest(tsvector_to_array(search_tsv)), 1 FROM gb_chunks WHERE dataset_id = ${datasetId} AND id = ${chunkId}
-    ON CONFLICT (dataset_id, lexeme) DO UPDATE SET df = gb_term_stats.df + 1`);
-  await tx.execute(sql`
-    INSERT INTO gb_search_stats (dataset_id, chunks, lexemes)
-    SELECT dataset_id, 1, length(search_tsv) FROM gb_chunks WHERE dataset_id = ${datasetId} AND id = ${chunkId}
-    ON CONFLICT (dataset_id) DO UPDATE SET chunks = gb_search_stats.chunks + 1, lexemes = gb_search_stats.lexemes + excluded.lexemes`);
-}
+/** Rows as one jsonb parameter, read back with jsonb_to_recordset: a table's rows in one statement whatever their number. */
+const rows = (values: object[]) => sql`${JSON.stringify(values)}::jsonb`;
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+/** a real[] parameter as an array literal */
+const realArray = (v: number[] | null) => (v ? `{${v.join(",")}}` : null);
 
+const storedRow = rowDecoder({ held: column.int, position: column.nullable(column.int) });
+
+/**
+ * Stores a chunk, and its text with the first chunk an attempt stores, in ONE statement: the
+ * fencing check and every write are its common table expressions, so the statement is the
+ * chunk's transaction (all of it or none), and a chunk costs one round trip to the database, not
+ * the dozen statements (and on PGlite, the dozen parses and plans) it took as a transaction of
+ * its own. Every write is conditional on `run`: an attempt that no longer holds the run writes
+ * nothing, and is told so.
+ *
+ * Data-modifying CTEs all see the snapshot from before the statement: nothing here reads what
+ * another part writes, but the term counts, which read the chunk's search_tsv from its insert's
+ * RETURNING. Each fact row is updated once (retirements and new validity times are merged).
+ */
 export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult> {
   const { datasetId, runId, plan } = input;
-  const now = new Date();
+  const now = new Date().toISOString();
   const run = { id: runId, datasetId, attempt: input.attempt };
-  return db.transaction(async (tx) => {
-    if (!(await holdsRun(tx as unknown as Db, run))) throw lost(run);
-    // the text is stored with its first chunk: later chunks do not send it again (it may be a megabyte)
-    const [known] = await tx
-      .select({ id: texts.id })
-      .from(texts)
-      .where(and(eq(texts.datasetId, datasetId), eq(texts.id, input.text.id)))
-      .limit(1);
-    if (!known) await tx
-      .insert(texts)
-      .values({
-        datasetId,
-        id: input.text.id,
-        runId,
-        content: input.text.content,
-        userId: input.text.userId,
-        source: input.text.source,
-        seriesKey: input.text.seriesKey,
-        occurredAt: input.text.occurredAt,
-        createdAt: now,
-      })
-      .onConflictDoNothing();
-    await tx.insert(chunks).values({ datasetId, textId: input.text.id, runId, createdAt: now, ...input.chunk });
-    await countTerms(tx, datasetId, input.chunk.id);
-
-    const created = plan.entities.filter((e) => e.isNew);
-    if (created.length > 0) {
-      await tx.insert(entities).values(
-        created.map((e) => ({
-          datasetId,
-          id: e.id,
-          name: e.name,
-          nameKey: nameKey(e.name),
-          type: e.type,
-          aliases: e.aliases,
-          aliasKeys: [...new Set(e.aliases.map(nameKey).filter(Boolean))],
-          embedding: input.vectors.get(e.id) ?? null,
-          createdAt: now,
-          createdRunId: runId,
-          updatedAt: now,
-        })),
-      );
-    }
-    const grown = plan.entities.filter((e) => !e.isNew && e.addedAliases.length > 0);
-    for (const e of grown) {
-      await tx
-        .update(entities)
-        .set({ aliases: e.aliases, aliasKeys: [...new Set(e.aliases.map(nameKey).filter(Boolean))], updatedAt: now })
-        .where(and(eq(entities.datasetId, datasetId), eq(entities.id, e.id)));
-    }
-
-    if (plan.facts.length > 0) {
-      await tx.insert(facts).values(
-        plan.facts.map((f) => ({
-          datasetId,
-          ...f,
-          embedding: input.vectors.get(f.id) ?? null,
-          createdAt: now,
-          textId: input.text.id,
-          chunkId: input.chunk.id,
-          createdRunId: runId,
-        })),
-      );
-    }
-    if (plan.invalidations.length > 0) {
-      // one statement for the chunk's invalidations (a chunk of a long text may retire dozens)
-      const rows = sql.join(
-        plan.invalidations.map((inv) => sql`(${inv.factId}::uuid, ${inv.invalidAt?.toISOString() ?? null}::timestamptz, ${inv.by}::uuid)`),
-        sql`, `,
-      );
-      await tx.execute(sql`
-        UPDATE gb_facts f SET invalid_at = v.invalid_at, expired_at = ${now.toISOString()}::timestamptz, invalidated_run_id = ${runId}::uuid, invalidated_by = v.by
-        FROM (VALUES ${rows}) AS v(id, invalid_at, by)
-        WHERE f.dataset_id = ${datasetId} AND f.id = v.id AND f.expired_at IS NULL`);
-    }
-    for (const d of plan.duplicates) {
-      if (!d.validAt) continue;
-      await tx
-        .update(facts)
-        .set({ validAt: d.validAt })
-        .where(and(eq(facts.datasetId, datasetId), eq(facts.id, d.factId), isNull(facts.validAt)));
-    }
-
-    const provenance = [
-      ...plan.entities.map((e) => ({ targetKind: "entity" as const, targetId: e.id })),
-      ...plan.facts.map((f) => ({ targetKind: "fact" as const, targetId: f.id })),
-      ...plan.duplicates.map((d) => ({ targetKind: "fact" as const, targetId: d.factId })),
-    ];
-    if (provenance.length > 0) {
-      await tx
-        .insert(mentions)
-        .values(provenance.map((p) => ({ datasetId, chunkId: input.chunk.id, textId: input.text.id, runId, ...p })))
-        .onConflictDoNothing();
-    }
-
-    const seriesPosition =
-      input.linkSeries && input.text.seriesKey ? await linkSeries(tx, datasetId, input.text.id, input.text.seriesKey) : null;
-    const result: StoreResult = {
-      entitiesCreated: created.length,
-      entitiesUpdated: grown.length,
-      factsCreated: plan.facts.length,
-      factsInvalidated: plan.invalidations.length,
-      duplicates: plan.duplicates.length,
-      seriesPosition,
-    };
-    return result;
-  });
+  const t = input.text;
+  const created = plan.entities.filter((e) => e.isNew);
+  const grown = plan.entities.filter((e) => !e.isNew && e.addedAliases.length > 0);
+  const keys = (aliases: string[]) => [...new Set(aliases.map(nameKey).filter(Boolean))];
+  // one row per fact updated: retired (an invalidation) and/or dated (a duplicate that had no time)
+  const updates = new Map<string, { id: string; retire: boolean; invalid_at: string | null; by_fact: string | null; valid_at: string | null }>();
+  for (const inv of plan.invalidations) updates.set(inv.factId, { id: inv.factId, retire: true, invalid_at: iso(inv.invalidAt), by_fact: inv.by, valid_at: null });
+  for (const d of plan.duplicates) {
+    if (!d.validAt) continue;
+    const u = updates.get(d.factId) ?? { id: d.factId, retire: false, invalid_at: null, by_fact: null, valid_at: null };
+    updates.set(d.factId, { ...u, valid_at: iso(d.validAt) });
+  }
+  const provenance = [
+    ...plan.entities.map((e) => ({ kind: "entity", id: e.id })),
+    ...plan.facts.map((f) => ({ kind: "fact", id: f.id })),
+    ...plan.duplicates.map((d) => ({ kind: "fact", id: d.factId })),
+  ];
+  const link = input.linkSeries && t.seriesKey !== null;
+  const held = sql`EXISTS (SELECT 1 FROM run)`;
+  const [stored] = await queryRows(
+    db,
+    sql`WITH run AS (${heldRun(run)}),
+        text_row AS (
+          INSERT INTO gb_texts (dataset_id, id, run_id, content, user_id, source, series_key, series_position, occurred_at, created_at)
+          SELECT ${datasetId}, ${t.id}, ${runId}, ${t.content}, ${t.userId}, ${JSON.stringify(t.source)}::jsonb, ${t.seriesKey},
+                 CASE WHEN ${link} THEN coalesce((SELECT max(series_position) FROM gb_texts WHERE dataset_id = ${datasetId} AND series_key = ${t.seriesKey}), 0) + 1 END,
+                 ${iso(t.occurredAt)}::timestamptz, ${now}::timestamptz
+          WHERE ${held} AND ${t.content !== null}
+          -- an earlier attempt stored the text: only its place in the series, if it had none
+          ON CONFLICT (dataset_id, id) DO UPDATE SET series_position = excluded.series_position
+            WHERE gb_texts.series_position IS NULL AND excluded.series_position IS NOT NULL
+          RETURNING series_position
+        ),
+        chunk_row AS (
+          INSERT INTO gb_chunks (dataset_id, id, text_id, run_id, idx, content, summary, token_count, embedding, created_at)
+          SELECT ${datasetId}, ${input.chunk.id}, ${t.id}, ${runId}, ${input.chunk.index}, ${input.chunk.content}, ${input.chunk.summary},
+                 ${input.chunk.tokenCount}, ${realArray(input.chunk.embedding)}::real[], ${now}::timestamptz
+          WHERE ${held}
+          RETURNING search_tsv
+        ),
+        term_counts AS (
+          INSERT INTO gb_term_stats (dataset_id, lexeme, df)
+          SELECT ${datasetId}, unnest(tsvector_to_array(search_tsv)), 1 FROM chunk_row
+          ON CONFLICT (dataset_id, lexeme) DO UPDATE SET df = gb_term_stats.df + 1
+        ),
+        search_counts AS (
+          INSERT INTO gb_search_stats (dataset_id, chunks, lexemes)
+          SELECT ${datasetId}, 1, length(search_tsv) FROM chunk_row
+          ON CONFLICT (dataset_id) DO UPDATE SET chunks = gb_search_stats.chunks + 1, lexemes = gb_search_stats.lexemes + excluded.lexemes
+        ),
+        new_entities AS (
+          INSERT INTO gb_entities (dataset_id, id, name, name_key, type, aliases, alias_keys, embedding, created_at, created_run_id, updated_at)
+          SELECT ${datasetId}, x.id, x.name, x.name_key, x.type, x.aliases, x.alias_keys, x.embedding, ${now}::timestamptz, ${runId}, ${now}::timestamptz
+          FROM jsonb_to_recordset(${rows(
+            created.map((e) => ({ id: e.id, name: e.name, name_key: nameKey(e.name), type: e.type, aliases: e.aliases, alias_keys: keys(e.aliases), embedding: input.vectors.get(e.id) ?? null })),
+          )}) AS x(id uuid, name text, name_key text, type text, aliases text[], alias_keys text[], embedding real[])
+          WHERE ${held}
+        ),
+        grown_entities AS (
+          UPDATE gb_entities e SET aliases = x.aliases, alias_keys = x.alias_keys, updated_at = ${now}::timestamptz
+          FROM jsonb_to_recordset(${rows(grown.map((e) => ({ id: e.id, aliases: e.aliases, alias_keys: keys(e.aliases) })))}) AS x(id uuid, aliases text[], alias_keys text[])
+          WHERE e.dataset_id = ${datasetId} AND e.id = x.id AND ${held}
+        ),
+        new_facts AS (
+          INSERT INTO gb_facts (dataset_id, id, subject_id, predicate, object_id, object_value, sentence, valid_at, invalid_at, embedding, created_at, text_id, chunk_id, created_run_id)
+          SELECT ${datasetId}, x.id, x.subject_id, x.predicate, x.object_id, x.object_value, x.sentence, x.valid_at, x.invalid_at, x.embedding,
+                 ${now}::timestamptz, ${t.id}, ${input.chunk.id}, ${runId}
+          FROM jsonb_to_recordset(${rows(
+            plan.facts.map((f) => ({
+              id: f.id,
+              subject_id: f.subjectId,
+              predicate: f.predicate,
+              object_id: f.objectId,
+              object_value: f.objectValue,
+              sentence: f.sentence,
+              valid_at: iso(f.validAt),
+              invalid_at: iso(f.invalidAt),
+              embedding: input.vectors.get(f.id) ?? null,
+            })),
+          )}) AS x(id uuid, subject_id uuid, predicate text, object_id uuid, object_value text, sentence text, valid_at timestamptz, invalid_at timestamptz, embedding real[])
+          WHERE ${held}
+        ),
+        changed_facts AS (
+          UPDATE gb_facts f SET
+            invalid_at = CASE WHEN x.retire AND f.expired_at IS NULL THEN x.invalid_at ELSE f.invalid_at END,
+            invalidated_run_id = CASE WHEN x.retire AND f.expired_at IS NULL THEN ${runId}::uuid ELSE f.invalidated_run_id END,
+            invalidated_by = CASE WHEN x.retire AND f.expired_at IS NULL THEN x.by_fact ELSE f.invalidated_by END,
+            expired_at = CASE WHEN x.retire AND f.expired_at IS NULL THEN ${now}::timestamptz ELSE f.expired_at END,
+            valid_at = coalesce(f.valid_at, x.valid_at)
+          FROM jsonb_to_recordset(${rows([...updates.values()])}) AS x(id uuid, retire boolean, invalid_at timestamptz, by_fact uuid, valid_at timestamptz)
+          WHERE f.dataset_id = ${datasetId} AND f.id = x.id AND ${held}
+        ),
+        provenance AS (
+          INSERT INTO gb_mentions (dataset_id, chunk_id, target_kind, target_id, text_id, run_id)
+          SELECT ${datasetId}, ${input.chunk.id}, x.kind, x.id, ${t.id}, ${runId}
+          FROM jsonb_to_recordset(${rows(provenance)}) AS x(kind text, id uuid)
+          WHERE ${held}
+          ON CONFLICT DO NOTHING
+        )
+        SELECT (SELECT count(*) FROM run)::int AS held, (SELECT series_position FROM text_row) AS position`,
+    storedRow,
+  );
+  if (!stored || stored.held === 0) throw lost(run);
+  return {
+    entitiesCreated: created.length,
+    entitiesUpdated: grown.length,
+    factsCreated: plan.facts.length,
+    factsInvalidated: plan.invalidations.length,
+    duplicates: plan.duplicates.length,
+    seriesPosition: link ? (stored.position ?? 0) : null,
+  };
 }
 
 /**

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { parkedWhile } from "../foreground";
 import type { App } from "../app";
 import { actorId, type Caller } from "../auth/caller";
 import { resolveDataset } from "../datasets/datasets";
@@ -75,7 +74,6 @@ export async function submitRemember({ app, caller, input }: { app: App; caller:
   if (!wait || run.status === "succeeded" || run.status === "failed") {
     return { rememberRunId: run.id, status: run.status, error: run.error, replayed: run.replayed };
   }
-  // not foreground while it waits: the remember it waits for must not give way to it
-  const ended = await parkedWhile(app.remember.waitFor(run.id));
+  const ended = await app.remember.waitFor(run.id);
   return { rememberRunId: run.id, status: ended.status, error: ended.error, replayed: run.replayed };
 }

@@ -106,8 +106,12 @@ function preparedWrite(db: Db, kind: RunKind): Write {
   return w;
 }
 
-/** how long a coalesced change may wait for its write (see soon) */
-const COALESCE_MS = 200;
+/**
+ * How long a coalesced change may wait for its write (see soon): the pages poll once a second.
+ * Each write sends the whole row, whose inference ids grow with the text (a megabyte's run names
+ * thousands): written every 200 ms, they were megabytes a minute to the database.
+ */
+const COALESCE_MS = 1000;
 
 /** the most outputs one statement writes when several chunks' are left (a failed attempt's) */
 const OUTPUTS_PER_STATEMENT = 20;

@@ -1,21 +1,19 @@
 import type { ModelProvider } from "../types";
 import { answerFromContext } from "./answer";
 import { builtinChat } from "./chat";
-import { inSlices } from "../../slices";
-import { classifying } from "./classify";
-import { EMBEDDING_DIMENSIONS, embedding } from "./embed";
-import { extracting } from "./extract";
+import { compute } from "../../compute";
+import { EMBEDDING_DIMENSIONS } from "./embed";
 import { resolveEdges } from "./resolve";
 import { BUILTIN_MODELS, builtinResult } from "./result";
-import { summarizeText } from "./summarize";
-import { estimateTokens, estimating } from "./text";
+import { estimateTokens } from "./text";
 
 /**
  * The builtin provider: deterministic, offline algorithms behind the model interface, so that
  * the app runs its whole job with no network and tests are repeatable. Call options (model,
  * reasoning) do not apply and are ignored; every result names the algorithm that produced it.
- * The tasks that read a whole text or a chunk run in slices (../../slices): they share the
- * request thread, and a megabyte of text must not stop it answering.
+ * The tasks that read a whole text or a chunk run on the compute thread (../../compute): a
+ * megabyte of text must not stop the server answering. Resolving, answering and chatting read
+ * little and run here.
  */
 export function createBuiltinProvider(): ModelProvider {
   return {
@@ -23,18 +21,17 @@ export function createBuiltinProvider(): ModelProvider {
     embeddingDimensions: EMBEDDING_DIMENSIONS,
     semanticEmbeddings: false,
     async classifyComplexity(input) {
-      const value = await inSlices(classifying(input.text));
-      const tokensIn = await inSlices(estimating(input.text));
+      const { value, tokensIn } = await compute("classify", input.text);
       return builtinResult(BUILTIN_MODELS.classify, input, value, tokensIn, estimateTokens(value.reason));
     },
     async extractGraph(input) {
-      const value = await inSlices(extracting(input));
+      const value = await compute("extract", input);
       const out = value.facts.map((f) => f.sentence).join(" ") + " " + value.entities.map((e) => e.name).join(" ");
       return builtinResult(BUILTIN_MODELS.extract, input, value, estimateTokens(input.text), estimateTokens(out));
     },
     async summarize(input) {
       // extractive: the text's own sentences, said by the speaker when there is one
-      const summary = summarizeText(input.text);
+      const summary = await compute("summarize", input.text);
       const value = { summary: input.speaker && summary ? `${input.speaker}: ${summary}` : summary };
       return builtinResult(BUILTIN_MODELS.summarize, input, value, estimateTokens(input.text), estimateTokens(value.summary));
     },
@@ -48,7 +45,7 @@ export function createBuiltinProvider(): ModelProvider {
       return builtinResult(BUILTIN_MODELS.resolve, input, value, tokensIn, estimateTokens(JSON.stringify(value)));
     },
     async embed(input) {
-      const value = await inSlices(embedding(input.texts));
+      const value = await compute("embed", input.texts);
       const tokensIn = input.texts.reduce((sum, t) => sum + estimateTokens(t), 0);
       // the response is a digest: vectors would bloat every inference row
       const result = builtinResult(BUILTIN_MODELS.embed, input, value, tokensIn, null);

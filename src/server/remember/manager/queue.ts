@@ -242,13 +242,18 @@ export async function readRun(db: Db, id: string): Promise<RunState | null> {
  * this finds another attempt and the transaction writes nothing. A stale process can never write.
  */
 export async function holdsRun(tx: Db, run: { id: string; datasetId: string; attempt: number }): Promise<boolean> {
-  const rows = await queryRows<{ ok: number }>(
-    tx,
-    sql`SELECT 1 AS ok FROM gb_remember_runs
-        WHERE dataset_id = ${run.datasetId} AND id = ${run.id} AND status = 'started' AND attempts = ${run.attempt}
-        FOR SHARE`,
-  );
+  const rows = await queryRows<{ ok: number }>(tx, heldRun(run));
   return rows.length > 0;
+}
+
+/**
+ * The fencing check as a query, for a statement that writes only while the attempt holds the run
+ * (store puts it in a CTE that every write is conditional on): one row when it does, locked.
+ */
+export function heldRun(run: { id: string; datasetId: string; attempt: number }): SQL {
+  return sql`SELECT 1 AS ok FROM gb_remember_runs
+      WHERE dataset_id = ${run.datasetId} AND id = ${run.id} AND status = 'started' AND attempts = ${run.attempt}
+      FOR SHARE`;
 }
 
 export const isFinal = (status: string): status is FinalStatus => status === "succeeded" || status === "failed";

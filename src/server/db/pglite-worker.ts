@@ -1,0 +1,44 @@
+import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { vector } from "@electric-sql/pglite-pgvector";
+import { serve } from "../threads/serve";
+import type { PgliteRequest, Results } from "./pglite-thread";
+
+/** The PGlite thread (pglite-thread.ts starts it): one PGlite, answering one request at a time. */
+
+let db: PGlite | null = null;
+const identity = (v: unknown) => v;
+
+function open(): PGlite {
+  if (!db) throw new Error("PGlite is closed");
+  return db;
+}
+
+const plain = (r: Results): Results => ({ rows: r.rows, fields: r.fields, affectedRows: r.affectedRows });
+
+serve(async (msg) => {
+  const req = msg as unknown as PgliteRequest;
+  switch (req.op) {
+    case "open":
+      db = await PGlite.create({
+        dataDir: req.dataDir,
+        loadDataDir: req.loadDataDir ? new Blob([req.loadDataDir]) : undefined,
+        extensions: { vector, pg_trgm },
+      });
+      return null;
+    case "query": {
+      // drizzle passes parsers that keep some types' text as it is: functions, which cannot
+      // cross threads, so the same types are kept as text here
+      const parsers = Object.fromEntries(req.rawTypes.map((t) => [t, identity]));
+      return plain(await open().query(req.sql, req.params, { rowMode: req.rowMode, parsers }));
+    }
+    case "exec":
+      return (await open().exec(req.sql)).map(plain);
+    case "dump":
+      return await (await open().dumpDataDir(req.compression)).arrayBuffer();
+    case "close":
+      await db?.close();
+      db = null;
+      return null;
+  }
+});
