@@ -9,9 +9,11 @@ import { LOCAL_CALLER } from "../../src/server/auth/caller";
 /*
  * Responsiveness (#11): while the app remembers a 1 MiB text with builtin models, does it still
  * answer? The app runs as users run it: an HTTP server in a process of its own that also runs the
- * remember worker. One client submits the text; two others loop on GET /api/health and on
- * query.ask over another dataset (1k facts) until the run ends. Targets: health p99 ≤ 200 ms,
- * ask p99 ≤ 1 s, the remember within 60 s.
+ * remember worker. One client submits the text and watches its run, first alone (the remember's
+ * own time), then again into another dataset while two other clients loop on GET /api/health and
+ * on query.ask over a third dataset (1k facts), each as fast as it is answered (20 ms apart), until
+ * the run ends. Targets: the remember within 60 s; while it runs, health p99 ≤ 200 ms and ask p99
+ * ≤ 1 s.
  */
 
 const KEY = BENCH_KEY;
@@ -42,6 +44,7 @@ async function loop(call: () => Promise<unknown>, done: () => boolean, pauseMs: 
 export async function benchResponsiveness(db: BenchDatabase, env: Record<string, string>, shapes: Shape[], bytes: number, limitS: number): Promise<string[][]> {
   const { datasetName: askDataset, people } = await seedGraph(db.database.db, 1000);
   const big = await createDataset({ db: db.database.db, caller: LOCAL_CALLER, input: { name: `bench-big-${Date.now()}` } });
+  const alone = await createDataset({ db: db.database.db, caller: LOCAL_CALLER, input: { name: `bench-alone-${Date.now()}` } });
   if (db.name === "pglite") await db.database.close(); // one PGlite data dir admits one process
   const port = 3800 + Math.floor(Math.random() * 90);
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/bench/serve.ts"], {
@@ -58,47 +61,59 @@ export async function benchResponsiveness(db: BenchDatabase, env: Record<string,
     },
     stdio: ["ignore", "ignore", "inherit"],
   });
-  const rows: string[][] = [["db", "text", "chunks", "remember s", "health n", "health p50 ms", "health p99 ms", "health max ms", "ask n", "ask p50 ms", "ask p99 ms", "targets"]];
+  const rows: string[][] = [
+    ["db", "text", "load", "chunks", "remember s", "health n", "health p50 ms", "health p99 ms", "health max ms", "ask n", "ask p50 ms", "ask p99 ms", "targets"],
+  ];
   try {
     const base = `http://127.0.0.1:${port}`;
     await waitUp(`${base}/api/health`);
-    for (const shape of shapes) {
-      const text = shapedText(shape, bytes);
+    type Ended = { status: string; progress?: { chunksTotal: number } };
+    /** Remembers the text in `dataset`, alone or while the two loops probe the server; a row. */
+    const measure = async (text: string, label: string, dataset: string, probed: boolean): Promise<boolean> => {
       const started = performance.now();
-      const { rememberRunId } = (await trpc(base, "remember.submit", { dataset: big.name, text }, "POST")) as { rememberRunId: string };
-      let ended: { status: string; progress?: { chunksTotal: number } } | null = null;
+      const { rememberRunId } = (await trpc(base, "remember.submit", { dataset, text }, "POST")) as { rememberRunId: string };
+      let ended: Ended | null = null;
       const done = () => ended !== null || performance.now() - started > limitS * 1000;
       const watch = (async () => {
         while (!done()) {
           await new Promise((r) => setTimeout(r, 500));
-          const run = (await trpc(base, "remember.get", { id: rememberRunId }, "GET")) as { status: string; progress?: { chunksTotal: number } };
+          const run = (await trpc(base, "remember.get", { id: rememberRunId }, "GET")) as Ended;
           if (run.status === "succeeded" || run.status === "failed") ended = run;
         }
       })();
       let q = 0;
       const [health, asks] = await Promise.all([
-        loop(() => fetch(`${base}/api/health`).then((r) => r.arrayBuffer()), done, 20),
-        loop(() => trpc(base, "query.ask", { dataset: askDataset, question: `Where does Person${(q++ % people) + 1} live?` }, "POST"), done, 20),
+        probed ? loop(() => fetch(`${base}/api/health`).then((r) => r.arrayBuffer()), done, 20) : Promise.resolve([]),
+        probed ? loop(() => trpc(base, "query.ask", { dataset: askDataset, question: `Where does Person${(q++ % people) + 1} live?` }, "POST"), done, 20) : Promise.resolve([]),
         watch,
       ]);
       const seconds = (performance.now() - started) / 1000;
-      const end = ended as { status: string; progress?: { chunksTotal: number } } | null;
-      const f = (x: number) => x.toFixed(0);
+      const end = ended as Ended | null;
+      const f = (xs: number[], p: number | "max") => (xs.length === 0 ? "-" : (p === "max" ? Math.max(...xs) : pct(xs, p)).toFixed(0));
       rows.push([
         db.name,
-        `${shape} ${Math.round(bytes / 1024)} KiB`,
+        label,
+        probed ? "health + ask loops" : "alone",
         String(end?.progress?.chunksTotal ?? "?"),
         end ? `${seconds.toFixed(1)}${end.status === "succeeded" ? "" : ` (${end.status})`}` : `> ${limitS} (not done)`,
         String(health.length),
-        f(pct(health, 50)),
-        f(pct(health, 99)),
-        f(Math.max(...health)),
+        f(health, 50),
+        f(health, 99),
+        f(health, "max"),
         String(asks.length),
-        f(pct(asks, 50)),
-        f(pct(asks, 99)),
-        "health p99 ≤ 200, ask p99 ≤ 1000, ≤ 60 s",
+        f(asks, 50),
+        f(asks, 99),
+        probed ? "health p99 ≤ 200, ask p99 ≤ 1000" : "≤ 60 s",
       ]);
-      if (!end) break; // the run goes on in the server: the next text would queue behind it
+      return end !== null;
+    };
+    for (const shape of shapes) {
+      const text = shapedText(shape, bytes);
+      const label = `${shape} ${Math.round(bytes / 1024)} KiB`;
+      // each in a dataset of its own: the second is not a remember of what the first stored
+      // (a run still going in the server would hold the next one behind it: stop there)
+      if (!(await measure(text, label, alone.name, false))) break;
+      if (!(await measure(text, label, big.name, true))) break;
     }
   } finally {
     // a run still going would hold a graceful stop until it ends

@@ -61,7 +61,7 @@ export interface CreateAppOptions {
 export async function createApp({ env, database, worker = true, pollMs }: CreateAppOptions): Promise<App> {
   // open, migrate, default rows: under one lock, so that processes can start together (startup.ts)
   const { database: db, auth } = await initialiseDatabase(env, database);
-  // PGlite has no autovacuum: the app keeps its planner statistics fresh (maintenance.ts)
+  // statistics that keep up with a growing dataset (PGlite has no autovacuum; a server's is a minute behind): maintenance.ts
   const maintenance = startMaintenance(db);
   const app: App = {
     env,

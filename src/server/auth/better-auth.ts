@@ -150,6 +150,13 @@ export async function ensureBootstrapOwner(db: Db, auth: Auth, email: string, pa
   await auth.api.signUpEmail({ body: { email, password, name: email.split("@")[0] ?? email } });
 }
 
+/** databases known to have an account: accounts are never deleted, so once seen it stays so */
+const owned = new WeakSet<Db>();
+
+/** No account exists yet. Asked by every health check: once an account exists, answered without the database. */
 export async function needsFirstOwner(db: Db): Promise<boolean> {
-  return (await userCount(db)) === 0;
+  if (owned.has(db)) return false;
+  const none = (await userCount(db)) === 0;
+  if (!none) owned.add(db);
+  return none;
 }

@@ -128,9 +128,12 @@ async function namedEntities(db: Db, datasetId: string, keys: string[], entityKe
     : sql`SELECT DISTINCT k.key FROM unnest(${texts(keys)}) AS k(key) WHERE k.key <> ''`;
   const rows = await queryRows(
     db,
+    // the exact matches as two index scans (gb_entities_name_key_idx, gb_entities_alias_keys_idx):
+    // one condition with OR read every entity of the dataset
     sql`WITH exact AS (
-          SELECT ${entityColumns} FROM gb_entities
-          WHERE dataset_id = ${datasetId} AND (name_key = ANY(${texts(keys)}) OR alias_keys && ${texts(keys)})
+          SELECT ${entityColumns} FROM gb_entities WHERE dataset_id = ${datasetId} AND name_key = ANY(${texts(keys)})
+          UNION
+          SELECT ${entityColumns} FROM gb_entities WHERE dataset_id = ${datasetId} AND alias_keys && ${texts(keys)}
         ),
         compare AS (${compare})
         SELECT 'exact' AS via, NULL::text AS key, exact.*, 1::float8 AS sim FROM exact

@@ -20,9 +20,18 @@ export interface RunProgress {
 
 const ENDED = new Set(["succeeded", "failed", "skipped"]);
 
-export async function rememberProgress(db: Db, row: RememberRunRow): Promise<RunProgress> {
+/**
+ * The chunks of a run's text, once its plan is known: the plan is kept whole (a megabyte's plan
+ * is a megabyte of JSON), and a page polling a long run read it a second at a time. A run's plan
+ * never changes (a later attempt follows it), so its count is kept here, for the runs seen last.
+ */
+const planned = new Map<string, number>();
+const PLANNED_KEPT = 1000;
+
+async function chunksTotal(db: Db, row: RememberRunRow): Promise<number | null> {
+  const known = planned.get(row.id);
+  if (known !== undefined) return known;
   const t = rememberStageOutputs;
-  const stagesDone = RememberStages.filter((s) => ENDED.has(readGroup(row, s).status)).length;
   const [outputs] = await db
     .select({
       // chunk_text keeps the list of chunks; extract_graph's outputs count them when it is gone (purge)
@@ -32,6 +41,17 @@ export async function rememberProgress(db: Db, row: RememberRunRow): Promise<Run
     })
     .from(t)
     .where(and(eq(t.datasetId, row.datasetId), eq(t.runId, row.id)));
+  const listed = outputs?.listed ?? null;
+  const extracted = Number(outputs?.extracted ?? 0);
+  if (listed === null) return extracted > 0 ? extracted : null;
+  if (planned.size >= PLANNED_KEPT) planned.delete(planned.keys().next().value!);
+  planned.set(row.id, Number(listed));
+  return Number(listed);
+}
+
+export async function rememberProgress(db: Db, row: RememberRunRow): Promise<RunProgress> {
+  const stagesDone = RememberStages.filter((s) => ENDED.has(readGroup(row, s).status)).length;
+  const total = await chunksTotal(db, row);
   // chunks stored: counted in gb_chunks itself (the text's id is the run's: gb_chunks_text_idx), not
   // by store's outputs, which are written after the chunk's transaction and may be missing (a crash
   // between the two, a failed write) while the chunk is stored
@@ -48,13 +68,11 @@ export async function rememberProgress(db: Db, row: RememberRunRow): Promise<Run
       .where(and(eq(rememberRuns.datasetId, row.datasetId), eq(rememberRuns.status, "queued"), lt(rememberRuns.seq, row.seq)));
     queuePosition = Number(ahead?.n ?? 0);
   }
-  const listed = outputs?.listed ?? null;
-  const extracted = Number(outputs?.extracted ?? 0);
   return {
     stagesDone,
     stagesTotal: RememberStages.length,
     chunksDone: Number(stored?.n ?? 0),
-    chunksTotal: listed !== null ? Number(listed) : extracted > 0 ? extracted : null,
+    chunksTotal: total,
     queuePosition,
   };
 }
