@@ -4,26 +4,13 @@ import { chunkText } from "../remember/chunk";
 import { extractGraph } from "../models/builtin/extract";
 import { finish, type Sliced } from "../slices";
 import { compute } from ".";
+import { turnsDuring } from "../../test/event-loop";
 
 /*
  * The compute thread: text work runs there, and gives what it gives on this thread, while this
  * thread's event loop goes on turning (a megabyte of text used to hold every request, timer and
  * signal of the process until it was read).
  */
-
-/** Counts the turns of the event loop while `p` runs: a setImmediate that re-arms itself. */
-async function turnsDuring<T>(p: () => Promise<T>): Promise<{ value: T; turns: number }> {
-  let turns = 0;
-  let on = true;
-  const tick = () => {
-    turns += 1;
-    if (on) setImmediate(tick);
-  };
-  setImmediate(tick);
-  const value = await p();
-  on = false;
-  return { value, turns };
-}
 
 const prose = (size: number) => {
   const out: string[] = [];

@@ -1,24 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PgliteThread } from "./pglite-thread";
+import { turnsDuring } from "../../test/event-loop";
 
 /*
  * PGlite on its own thread: a statement that computes for a second does not hold this thread's
  * event loop; a transaction has the database to itself, as in PGlite; errors keep their fields.
  */
-
-/** Counts the turns of the event loop while `p` runs: a setImmediate that re-arms itself. */
-async function turnsDuring<T>(p: () => Promise<T>): Promise<{ value: T; turns: number }> {
-  let turns = 0;
-  let on = true;
-  const tick = () => {
-    turns += 1;
-    if (on) setImmediate(tick);
-  };
-  setImmediate(tick);
-  const value = await p();
-  on = false;
-  return { value, turns };
-}
 
 describe("PGlite thread", () => {
   let pg: PgliteThread;

@@ -35,7 +35,8 @@ export interface EntityView {
   updatedAt: Date;
 }
 
-export const factRow = rowDecoder({
+/** A fact's columns as the row decoders read them (factRow; load_candidates reads some of them). */
+export const factColumns = {
   id: column.text,
   subject_id: column.text,
   subject_name: column.text,
@@ -53,7 +54,8 @@ export const factRow = rowDecoder({
   created_run_id: column.text,
   invalidated_run_id: column.nullable(column.text),
   invalidated_by: column.nullable(column.text),
-});
+};
+export const factRow = rowDecoder(factColumns);
 export type FactRow = ReturnType<typeof factRow>;
 
 /** The SELECT list and joins for factRow; alias the facts table `f`. */

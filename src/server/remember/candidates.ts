@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { column, queryRows, rowDecoder } from "../db/rows";
 import { cosineDistance, vectorRows } from "../db/vector";
+import { factColumns } from "../graph/shape";
 import { nameKey, sqlNameKey } from "../text/name-key";
 
 /*
@@ -169,17 +170,8 @@ async function nearEntities(db: Db, q: CandidateQuery): Promise<EntityCandidate[
 export const FACTS_PER_PREDICATE = 20;
 
 
-const factCandidateRow = rowDecoder({
-  id: column.text,
-  subject_id: column.text,
-  predicate: column.text,
-  object_id: column.nullable(column.text),
-  object_name: column.nullable(column.text),
-  object_value: column.nullable(column.text),
-  sentence: column.text,
-  valid_at: column.nullable(column.timestamp),
-  created_at: column.timestamp,
-});
+const { id, subject_id, predicate, object_id, object_name, object_value, sentence, valid_at, created_at } = factColumns;
+const factCandidateRow = rowDecoder({ id, subject_id, predicate, object_id, object_name, object_value, sentence, valid_at, created_at });
 
 /** The existing entities a chunk entity with these keys may be: those found by one of its keys (as resolve_edges matches them). */
 export const candidatesFor = (keys: string[], cands: EntityCandidate[]): EntityCandidate[] =>

@@ -9,6 +9,7 @@ import { entities, facts, inferences, queryRuns, queryStageOutputs, rememberRuns
 import { NotFoundError } from "../errors";
 import { countRows, purgeSubject } from "./purge";
 import { PurgedTables, RedactedTables } from "./tally";
+import { turnsDuring } from "../../test/event-loop";
 
 const actor = { kind: "user" as const, id: "admin-1", label: "admin@test" };
 
@@ -302,15 +303,7 @@ describeEachDriver("subjects.purge", (ctx) => {
       await remember(app, ds.name, "Bob works at Acme.", "u-bob");
     }
     const before = await countRows(db, [batched.id]);
-    let ticks = 0;
-    let ticking = true;
-    const tick = () => {
-      ticks += 1;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const receipt = await purgeSubject({ db, datasets: [batched], subject: { userId: "u-alice" }, actor, batchSize: 2 });
-    ticking = false;
+    const { value: receipt, turns: ticks } = await turnsDuring(() => purgeSubject({ db, datasets: [batched], subject: { userId: "u-alice" }, actor, batchSize: 2 }));
     // three batches of texts and a vacuum per table: the loop turned between every one of them
     expect(ticks).toBeGreaterThanOrEqual(3 + PurgedTables.length);
     const after = await countRows(db, [batched.id]);
