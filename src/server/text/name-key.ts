@@ -12,6 +12,27 @@ import { type SQL, sql } from "drizzle-orm";
  * holds the two to the same results. Change one, change both, and add a migration.
  */
 export function nameKey(name: string): string {
+  if (name.length > MAX_KEPT_LENGTH) return computeKey(name);
+  let key = KEYS.get(name);
+  if (key === undefined) {
+    // bounded: at most MAX_KEYS names of at most MAX_KEPT_LENGTH (names recur, in a text and across)
+    if (KEYS.size >= MAX_KEYS) KEYS.clear();
+    key = computeKey(name);
+    KEYS.set(name, key);
+  }
+  return key;
+}
+
+/**
+ * Keys already computed, by name. The resolve phases and the builtin resolver compare every
+ * chunk entity with every candidate, name by name: on a long text the key's six regular
+ * expressions were the largest share of the request thread's work in a remember.
+ */
+const KEYS = new Map<string, string>();
+const MAX_KEYS = 20_000;
+const MAX_KEPT_LENGTH = 200;
+
+function computeKey(name: string): string {
   return name
     .normalize("NFKD")
     .replace(/\p{M}+/gu, "")
