@@ -1,4 +1,5 @@
 import { PGlite } from "@electric-sql/pglite";
+import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { serve } from "../threads/serve";
@@ -23,7 +24,7 @@ serve(async (msg) => {
       db = await PGlite.create({
         dataDir: req.dataDir,
         loadDataDir: req.loadDataDir ? new Blob([req.loadDataDir]) : undefined,
-        extensions: { vector, pg_trgm },
+        extensions: { vector, pg_trgm, btree_gist },
       });
       return null;
     case "query": {

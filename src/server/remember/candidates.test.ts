@@ -5,7 +5,11 @@ import { describeEachDriver, freshDataset } from "../../test/db";
 import type { Db } from "../db/client";
 import { queryRows } from "../db/rows";
 import { entities, facts } from "../db/schema";
-import { type CandidateQuery, FACTS_PER_PREDICATE, loadCandidates } from "./candidates";
+import { type Candidates, type CandidateQuery, FACTS_PER_PREDICATE, loadCandidates, SIMILAR_PER_CHUNK } from "./candidates";
+import { pendingWrites } from "./pending";
+import type { Plan } from "./resolve";
+import { storeChunk } from "./store";
+import { createQueuedRun } from "../runs/run-log";
 import { nameKey, sqlNameKey } from "../text/name-key";
 
 /*
@@ -155,11 +159,11 @@ describeEachDriver("load_candidates: similar names only for entities no existing
     g.entity("Annie", "person");
     g.entity("Bobb", "person");
     await g.save(app.database.db);
-    const load = (entityKeys: string[][]) =>
+    const load = (entityKeys: string[][], types: string[] = []) =>
       loadCandidates(app.database.db, {
         datasetId: ds.id,
         keys: [...new Set(entityKeys.flat())].filter(Boolean),
-        entityKeys,
+        entityKeys: entityKeys.map((keys, i) => ({ keys, type: types[i] ?? "person" })),
         vectors: [],
         pgvector: app.database.vector,
         dimensions: 256,
@@ -188,5 +192,129 @@ describeEachDriver("load_candidates: similar names only for entities no existing
   it("an entity whose name has no key keeps its aliases' keys", async () => {
     const { load, compared } = await people();
     expect(compared(await load([["", "bob"]]))).toEqual(["bob"]);
+  });
+});
+
+describeEachDriver("load_candidates through a pending store", (ctx) => {
+  /** a comparable form: entities and facts by id, with what resolve_edges reads of them */
+  const shape = (c: Candidates) => ({
+    entities: c.entities.map((e) => ({ ...e, aliases: [...e.aliases].sort(), aliasKeys: [...e.aliasKeys].sort() })).sort((a, b) => a.id.localeCompare(b.id)),
+    facts: [...c.facts].sort((a, b) => a.id.localeCompare(b.id)),
+  });
+
+  it("reads the dataset as the pending chunk's store leaves it, before and after that store commits", async () => {
+    const { app } = ctx();
+    const db = app.database.db;
+    const ds = await freshDataset(app);
+    const id = () => randomUUID();
+    const [kim, paris, lyon, acme] = [id(), id(), id(), id()];
+    const at = new Date(Date.UTC(2024, 0, 1));
+    await db.insert(entities).values([
+      { datasetId: ds.id, id: kim, name: "Kim Novak", nameKey: "kim novak", type: "person", aliases: ["Kim"], aliasKeys: ["kim"], createdAt: at, updatedAt: at },
+      { datasetId: ds.id, id: paris, name: "Paris", nameKey: "paris", type: "place", createdAt: at, updatedAt: at },
+      { datasetId: ds.id, id: lyon, name: "Lyon", nameKey: "lyon", type: "place", createdAt: at, updatedAt: at },
+      { datasetId: ds.id, id: acme, name: "Acme", nameKey: "acme", type: "organization", createdAt: at, updatedAt: at },
+    ]);
+    const old = { livesInParis: id(), likesCats: id() };
+    const fact = (fid: string, predicate: string, object: { id: string } | { value: string }) => ({
+      datasetId: ds.id, id: fid, subjectId: kim, predicate, sentence: predicate,
+      objectId: "id" in object ? object.id : null, objectValue: "value" in object ? object.value : null,
+      createdAt: at, textId: kim, chunkId: kim, createdRunId: kim,
+    });
+    await db.insert(facts).values([fact(old.livesInParis, "lives_in", { id: paris }), fact(old.likesCats, "likes", { value: "cats" })]);
+
+    // the chunk being stored: a new person, an alias for Kim, Kim's move (retiring Paris), a date
+    // for a fact Kim had told without one, and facts about the new person
+    const zed = id();
+    const f = { livesInLyon: id(), zedLikesTea: id(), zedAtAcme: id(), knowsZed: id() };
+    const plannedFact = (fid: string, subjectId: string, predicate: string, objectId: string | null, objectValue: string | null) => ({
+      id: fid, subjectId, predicate, objectId, objectValue, sentence: `${predicate}!`, validAt: null, invalidAt: null,
+    });
+    const plan: Plan = {
+      entities: [
+        { id: zed, isNew: true, name: "Zed Quill", type: "person", aliases: ["Zed"], addedAliases: [], keys: ["zed quill", "zed"] },
+        { id: kim, isNew: false, name: "Kim Novak", type: "person", aliases: ["Kim", "Kimmy"], addedAliases: ["Kimmy"], keys: ["kimmy"] },
+        { id: lyon, isNew: false, name: "Lyon", type: "place", aliases: [], addedAliases: [], keys: ["lyon"] },
+      ],
+      facts: [
+        plannedFact(f.livesInLyon, kim, "lives_in", lyon, null),
+        plannedFact(f.zedLikesTea, zed, "likes", null, "tea"),
+        plannedFact(f.zedAtAcme, zed, "works_at", acme, null),
+        plannedFact(f.knowsZed, kim, "knows", zed, null),
+      ],
+      duplicates: [{ factId: old.likesCats, validAt: new Date(Date.UTC(2020, 4, 1)) }],
+      invalidations: [{ factId: old.livesInParis, invalidAt: new Date(Date.UTC(2024, 5, 1)), by: f.livesInLyon }],
+      asked: null,
+    };
+    const kimCandidate = { id: kim, name: "Kim Novak", nameKey: "kim novak", type: "person", aliases: ["Kim"], aliasKeys: ["kim"], summary: null, via: "exact" as const, forKey: null, score: 1 };
+    const pending = pendingWrites(plan, { entities: [kimCandidate], facts: [] }, new Date());
+
+    // the next chunk: Kim by her new alias, the new person by a similar name
+    const next = (withPending: boolean): CandidateQuery => ({
+      datasetId: ds.id,
+      keys: ["kimmy", "zed quil", "lyon", "acme"],
+      entityKeys: [{ keys: ["kimmy"], type: "person" }, { keys: ["zed quil"], type: "person" }, { keys: ["lyon"], type: "place" }, { keys: ["acme"], type: "organization" }],
+      vectors: [], pgvector: app.database.vector, dimensions: 256,
+      chunkFacts: [
+        { subjectKeys: ["kimmy"], predicate: "lives_in", objectKeys: ["lyon"], value: null },
+        { subjectKeys: ["kimmy"], predicate: "likes", objectKeys: [], value: "Cats" },
+        { subjectKeys: ["kimmy"], predicate: "knows", objectKeys: ["zed quil"], value: null },
+        { subjectKeys: ["zed quil"], predicate: "likes", objectKeys: [], value: "tea" },
+        { subjectKeys: ["zed quil"], predicate: "visited", objectKeys: ["acme"], value: null },
+      ],
+      pending: withPending ? pending : undefined,
+    });
+    const before = await loadCandidates(db, next(true));
+
+    const runId = await createQueuedRun(db, "remember", { datasetId: ds.id, userId: null, params: {} });
+    await db.execute(sql`UPDATE gb_remember_runs SET status = 'started', attempts = 1 WHERE id = ${runId}`);
+    await storeChunk(db, {
+      datasetId: ds.id, runId, attempt: 1,
+      text: { id: runId, content: "told", userId: null, source: {}, seriesKey: null, occurredAt: null },
+      chunk: { id: randomUUID(), index: 0, content: "told", summary: "", tokenCount: 1, embedding: null },
+      plan, vectors: new Map(), linkSeries: false,
+    });
+    const stored = await loadCandidates(db, next(false));
+    // on Postgres the load may read after the store committed: the same again
+    const committed = await loadCandidates(db, next(true));
+
+    expect(shape(before)).toEqual(shape(stored));
+    expect(shape(committed)).toEqual(shape(stored));
+    // and what that is: Kim by her new alias, Zed by the similar name, Paris retired
+    const found = (c: Candidates) => c.entities.map((e) => `${e.name}:${e.via}:${e.forKey ?? ""}`).sort();
+    expect(found(stored)).toEqual(["Acme:exact:", "Kim Novak:exact:", "Lyon:exact:", "Zed Quill:trigram:zed quil"]);
+    expect(stored.entities.find((e) => e.id === kim)?.aliases.sort()).toEqual(["Kim", "Kimmy"]);
+    const ids = stored.facts.map((x) => x.id).sort();
+    expect(ids).toEqual([f.livesInLyon, f.zedLikesTea, f.zedAtAcme, f.knowsZed, old.likesCats].sort());
+    expect(stored.facts.find((x) => x.id === old.likesCats)?.validAt).toEqual(new Date(Date.UTC(2020, 4, 1)));
+    expect(stored.facts.find((x) => x.id === f.knowsZed)?.objectName).toBe("Zed Quill");
+  });
+});
+
+describeEachDriver("load_candidates: similar names, bounded", (ctx) => {
+  it(`compares at most ${SIMILAR_PER_CHUNK} keys of a chunk by similar name: persons, organisations and places first, then the shorter`, async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const at = new Date();
+    const names = ["Ann Lee", "Bert Hall", "Cara Dunn", "Dov Ash", "Eve Moss", "Finn Gray", "Gus Tate", "Hal Penn", "Ivy Rowe", "Jo Kerr", "coffee garden", "river office"];
+    await app.database.db.insert(entities).values(
+      names.map((n) => ({ datasetId: ds.id, id: randomUUID(), name: n, nameKey: nameKey(n), type: n === n.toLowerCase() ? "thing" : "person", createdAt: at, updatedAt: at })),
+    );
+    // each chunk key is one letter off an existing name: none is named exactly like one
+    const near = (n: string) => nameKey(n).slice(0, -1);
+    const chunkEntities = [
+      ...["coffee garden", "river office"].map((n) => ({ keys: [near(n)], type: "thing" })),
+      ...names.filter((n) => n !== n.toLowerCase()).map((n) => ({ keys: [near(n)], type: "person" })),
+    ];
+    const c = await loadCandidates(app.database.db, {
+      datasetId: ds.id,
+      keys: chunkEntities.map((e) => e.keys[0]!),
+      entityKeys: chunkEntities,
+      vectors: [], pgvector: app.database.vector, dimensions: 256, chunkFacts: [],
+    });
+    const compared = [...new Set(c.entities.filter((e) => e.via === "trigram").map((e) => e.forKey))];
+    expect(compared.length).toBe(SIMILAR_PER_CHUNK);
+    // the persons' keys went first; the things' were left to exact matching
+    expect(compared.every((k) => !["coffee garde", "river offic"].includes(k ?? ""))).toBe(true);
   });
 });

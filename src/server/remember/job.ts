@@ -13,6 +13,7 @@ import { nameKey, uniqueKeys } from "../text/name-key";
 import { type Output, output } from "../pipeline";
 import { keepOutput, readOutput } from "../runs/outputs";
 import { holdsRun, LeaseLostError } from "./manager";
+import { NO_PENDING_WRITES, type PendingWrites, pendingWrites } from "./pending";
 import { type Plan, resolvePlan } from "./resolve";
 import type { RunParams } from "./schemas";
 import { type StoreResult, storeChunk, storeSeries } from "./store";
@@ -106,6 +107,11 @@ class Lookahead<T> {
     this.started.delete(index);
     return p;
   }
+
+  /** Item `index`'s result if it has started and is not taken yet, without taking it (or starting anything). */
+  peek(index: number): Promise<T> | undefined {
+    return this.started.get(index);
+  }
 }
 
 /** The chunk's facts as load_candidates reads them: each entity by its keys, as resolve_edges merges them. */
@@ -161,6 +167,8 @@ export class RememberJob {
   private readonly extractions: Lookahead<ExtractedGraph>;
   private readonly summaries: Lookahead<string>;
   private readonly embeddings: Lookahead<number[][]>;
+  /** candidates loaded while the chunk before was stored, by place in `pending` (loadAhead) */
+  private readonly ahead = new Map<number, Promise<Candidates>>();
 
   constructor(
     readonly ctx: RememberRunContext,
@@ -287,20 +295,43 @@ export class RememberJob {
   async loadCandidates(chunk: ChunkWork, position: number): Promise<Output> {
     const graph = chunk.graph ?? { entities: [], facts: [] };
     chunk.vectors = await this.embeddings.get(position, this.pending.length);
-    const keys = uniqueKeys(graph.entities.flatMap((e) => [e.name, ...e.aliases]));
-    // embedding neighbours only where embeddings mean something beyond the words (not builtin's: none are made)
-    const vectors = chunk.vectors.length > 0 ? graph.entities.map((e, i) => ({ key: nameKey(e.name), vector: chunk.vectors![1 + i]! })) : [];
-    chunk.candidates = await loadCandidates(this.ctx.db, {
+    const ahead = this.ahead.get(position);
+    this.ahead.delete(position);
+    chunk.candidates = await (ahead ?? this.candidatesOf(graph, chunk.vectors, NO_PENDING_WRITES));
+    return output(keptCandidates(chunk.candidates));
+  }
+
+  private candidatesOf(graph: ExtractedGraph, vectors: number[][], pending: PendingWrites): Promise<Candidates> {
+    return loadCandidates(this.ctx.db, {
       datasetId: this.ctx.datasetId,
-      keys,
-      entityKeys: graph.entities.map((e) => [nameKey(e.name), ...uniqueKeys(e.aliases)]),
-      vectors,
+      keys: uniqueKeys(graph.entities.flatMap((e) => [e.name, ...e.aliases])),
+      entityKeys: graph.entities.map((e) => ({ keys: [nameKey(e.name), ...uniqueKeys(e.aliases)], type: e.type })),
+      // embedding neighbours only where embeddings mean something beyond the words (not builtin's: none are made)
+      vectors: vectors.length > 0 ? graph.entities.map((e, i) => ({ key: nameKey(e.name), vector: vectors[1 + i]! })) : [],
       // the facts resolve_edges may compare the chunk's with: same subject and predicate, or same subject and object
       chunkFacts: chunkFactShapes(graph),
       pgvector: this.ctx.pgvector,
       dimensions: this.ctx.models.embeddingDimensions,
+      pending,
     });
-    return output(keptCandidates(chunk.candidates));
+  }
+
+  /**
+   * Starts loading the candidates of the chunk at `position` while the one before it is stored,
+   * reading the dataset through what that store writes (pending.ts): the database works on both
+   * at once (two connections on Postgres; on PGlite one statement after the other, with no wait
+   * for this thread in between), and this thread resolves while it does. Not where embeddings
+   * are semantic: a pending entity's embedding is not compared (and the model calls of that
+   * chunk's load would be filed under store). Only once its extraction has started.
+   */
+  private loadAhead(position: number, pending: PendingWrites): void {
+    if (this.ctx.models.semanticEmbeddings || position >= this.pending.length) return;
+    const graph = this.extractions.peek(position);
+    if (!graph) return;
+    const load = graph.then((g) => this.candidatesOf(g, [], pending));
+    // a failure is the chunk's load_candidates' to report, when it awaits this
+    load.catch(() => {});
+    this.ahead.set(position, load);
   }
 
   async resolveEdges(chunk: ChunkWork): Promise<Output> {
@@ -327,9 +358,10 @@ export class RememberJob {
     return this.params.series !== undefined && this.chunks.length > 1;
   }
 
-  async store(chunk: ChunkWork): Promise<Output> {
+  async store(chunk: ChunkWork, position: number): Promise<Output> {
     const graph = chunk.graph ?? { entities: [], facts: [] };
     const plan = chunk.plan!;
+    this.loadAhead(position + 1, pendingWrites(plan, chunk.candidates ?? { entities: [], facts: [] }, new Date()));
     const vectors = new Map<string, number[]>();
     const v = chunk.vectors ?? [];
     graph.entities.forEach((e, i) => {

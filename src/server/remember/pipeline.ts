@@ -21,7 +21,7 @@ export const reconcileSteps: readonly Step<ChunkItem>[] = [
   stage<ChunkItem>("store", {
     // a text of one chunk links its series in the same transaction
     also: ({ job }) => (job.seriesWithStore() ? ["store_series"] : []),
-    run: ({ job, item }) => job.store(item),
+    run: ({ job, item, index }) => job.store(item, index),
   }),
 ];
 

@@ -3,7 +3,8 @@ import type { Db } from "../db/client";
 import { column, queryRows, rowDecoder } from "../db/rows";
 import { texts, type TextSource } from "../db/schema";
 import { heldRun, holdsRun, LeaseLostError } from "./manager";
-import { nameKey } from "../text/name-key";
+import { nameKey, uniqueKeys } from "../text/name-key";
+import { grownEntities } from "./pending";
 import type { Plan } from "./resolve";
 
 /*
@@ -79,8 +80,8 @@ export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult
   const run = { id: runId, datasetId, attempt: input.attempt };
   const t = input.text;
   const created = plan.entities.filter((e) => e.isNew);
-  const grown = plan.entities.filter((e) => !e.isNew && e.addedAliases.length > 0);
-  const keys = (aliases: string[]) => [...new Set(aliases.map(nameKey).filter(Boolean))];
+  const grown = grownEntities(plan);
+  const keys = uniqueKeys;
   // one row per fact updated: retired (an invalidation) and/or dated (a duplicate that had no time)
   const updates = new Map<string, { id: string; retire: boolean; invalid_at: string | null; by_fact: string | null; valid_at: string | null }>();
   for (const inv of plan.invalidations) updates.set(inv.factId, { id: inv.factId, retire: true, invalid_at: iso(inv.invalidAt), by_fact: inv.by, valid_at: null });

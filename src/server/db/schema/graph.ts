@@ -115,8 +115,9 @@ export const entities = pgTable(
     index("gb_entities_name_key_idx").on(t.datasetId, t.nameKey),
     // load_candidates: exact alias
     index("gb_entities_alias_keys_idx").using("gin", t.aliasKeys).with(noPendingList),
-    // load_candidates and query: similar names (pg_trgm)
-    index("gb_entities_name_trgm_idx").using("gin", t.nameKey.op("gin_trgm_ops")).with(noPendingList),
+    // load_candidates and query: similar names (pg_trgm), nearest first within a dataset
+    // (ORDER BY name_key <-> key: btree_gist for the dataset_id); graph.entities' ILIKE search
+    index("gb_entities_name_knn_idx").using("gist", t.datasetId, t.nameKey.op("gist_trgm_ops")),
     // graph.entities: a dataset's entities by name
     index("gb_entities_name_idx").on(t.datasetId, t.name),
     // changes: what a run created

@@ -32,7 +32,8 @@ async function entityIdsNamed(q: ListQuery): Promise<string[]> {
     idRow,
   );
   // near misses ("Alise", "acme corp"): trigram-similar names, only when no name matched exactly,
-  // and only for the longer one- and two-word spans (each is an index probe)
+  // and only for the longer one- and two-word spans (each is an index probe: nearest first on
+  // gb_entities_name_knn_idx, the order of similarity)
   const longer = exact.length ? [] : spans.filter((s) => s.length >= 5 && s.split(" ").length <= 2).slice(0, 6);
   const similar = longer.length
     ? await queryRows(
@@ -41,7 +42,7 @@ async function entityIdsNamed(q: ListQuery): Promise<string[]> {
             CROSS JOIN LATERAL (
               SELECT id FROM gb_entities
               WHERE dataset_id = ${q.datasetId} AND name_key % s.span AND similarity(name_key, s.span) >= 0.6
-              ORDER BY similarity(name_key, s.span) DESC LIMIT 2
+              ORDER BY name_key <-> s.span LIMIT 2
             ) e`,
         idRow,
       )
