@@ -18,7 +18,9 @@ import { SHAPES, type Shape } from "./bench/texts";
  * BENCH_MOVES_ASK the most questions a run asks (default all), BENCH_RESPONSIVE_SHAPES the texts of
  * the responsiveness section (default story; any of story, prose, paragraph, nopunct, lines, unicode,
  * word), BENCH_RESPONSIVE_KB their size (default 1024) and BENCH_RESPONSIVE_LIMIT_S how long one
- * may take before it is reported unfinished (default 300), BENCH_RESPONSIVE_DBS its databases (default both), BENCH_ONLY picks sections (runner,
+ * may take before it is reported unfinished (default 300), BENCH_RESPONSIVE_DBS its databases (default both),
+ * BENCH_RESPONSIVE_SERVER=next to measure the built app (next start; build it first) rather than the
+ * handler from source, BENCH_RESPONSIVE_LOADS the runs (default alone,probed), BENCH_ONLY picks sections (runner,
  * remember, query, moves, runs, http, responsive).
  */
 function table(rows: string[][]): string {

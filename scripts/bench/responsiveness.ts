@@ -13,7 +13,8 @@ import { LOCAL_CALLER } from "../../src/server/auth/caller";
  * own time), then again into another dataset while two other clients loop on GET /api/health and
  * on query.ask over a third dataset (1k facts), each as fast as it is answered (20 ms apart), until
  * the run ends. Targets: the remember within 60 s; while it runs, health p99 ≤ 200 ms and ask p99
- * ≤ 1 s.
+ * ≤ 1 s. BENCH_RESPONSIVE_SERVER=next measures the built app (next start) instead of the handler
+ * from source.
  */
 
 const KEY = BENCH_KEY;
@@ -47,11 +48,20 @@ export async function benchResponsiveness(db: BenchDatabase, env: Record<string,
   const alone = await createDataset({ db: db.database.db, caller: LOCAL_CALLER, input: { name: `bench-alone-${Date.now()}` } });
   if (db.name === "pglite") await db.database.close(); // one PGlite data dir admits one process
   const port = 3800 + Math.floor(Math.random() * 90);
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/bench/serve.ts"], {
+  // BENCH_RESPONSIVE_SERVER=next: the built app (`npm run build` first), as users run it; else the
+  // same handler on node:http from source (scripts/bench/serve.ts)
+  const built = process.env.BENCH_RESPONSIVE_SERVER === "next";
+  // BENCH_RESPONSIVE_LOADS: alone, probed or both (the default)
+  const loads = (process.env.BENCH_RESPONSIVE_LOADS ?? "alone,probed").split(",");
+  // BENCH_SERVER_NODE_ARGS: node's own flags for the server (e.g. --cpu-prof --cpu-prof-dir=DIR)
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+  const command = [...nodeArgs, ...(built ? ["node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)] : ["--import", "tsx", "scripts/bench/serve.ts"])];
+  const child: ChildProcess = spawn(process.execPath, command, {
     env: {
       ...process.env,
       ...env,
       GB_MODELS: "builtin",
+      NEXT_TELEMETRY_DISABLED: "1",
       BENCH_PORT: String(port),
       BENCH_WORKER: "1",
       GB_BOOTSTRAP_API_KEY: KEY,
@@ -62,7 +72,7 @@ export async function benchResponsiveness(db: BenchDatabase, env: Record<string,
     stdio: ["ignore", "ignore", "inherit"],
   });
   const rows: string[][] = [
-    ["db", "text", "load", "chunks", "remember s", "health n", "health p50 ms", "health p99 ms", "health max ms", "ask n", "ask p50 ms", "ask p99 ms", "targets"],
+    ["db", "server", "text", "load", "chunks", "remember s", "health n", "health p50 ms", "health p99 ms", "health max ms", "ask n", "ask p50 ms", "ask p99 ms", "targets"],
   ];
   try {
     const base = `http://127.0.0.1:${port}`;
@@ -92,6 +102,7 @@ export async function benchResponsiveness(db: BenchDatabase, env: Record<string,
       const f = (xs: number[], p: number | "max") => (xs.length === 0 ? "-" : (p === "max" ? Math.max(...xs) : pct(xs, p)).toFixed(0));
       rows.push([
         db.name,
+        built ? "next start" : "node:http",
         label,
         probed ? "health + ask loops" : "alone",
         String(end?.progress?.chunksTotal ?? "?"),
@@ -112,8 +123,8 @@ export async function benchResponsiveness(db: BenchDatabase, env: Record<string,
       const label = `${shape} ${Math.round(bytes / 1024)} KiB`;
       // each in a dataset of its own: the second is not a remember of what the first stored
       // (a run still going in the server would hold the next one behind it: stop there)
-      if (!(await measure(text, label, alone.name, false))) break;
-      if (!(await measure(text, label, big.name, true))) break;
+      if (loads.includes("alone") && !(await measure(text, label, alone.name, false))) break;
+      if (loads.includes("probed") && !(await measure(text, label, big.name, true))) break;
     }
   } finally {
     // a run still going would hold a graceful stop until it ends

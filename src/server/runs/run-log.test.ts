@@ -223,7 +223,9 @@ describeEachDriver("run log", (ctx) => {
           stage<It>({
             name: "store",
             run: async ({ item }) => {
-              // an item's outputs wait for its store: none of this chunk's, all of the earlier chunk's
+              // an item's outputs wait for its store: none of this chunk's (the earlier chunk's
+              // are written behind the pipeline, by now)
+              await new Promise((r) => setTimeout(r, 50));
               seen.push(await kept());
               await new Promise((r) => setTimeout(r, 5));
               return output({ stored: item });

@@ -230,8 +230,22 @@ class TableRunLog implements RunLog {
     return this.outputWrites;
   }
 
+  /** the items' outputs whose `outputsWith` output came, waiting for the write in flight to end */
+  private ready: KeptOutput[] = [];
+  private readyWrite: Promise<void> | null = null;
+
+  /** Writes the ready outputs, OUTPUTS_PER_STATEMENT a statement, until none is left; never rejects. */
+  private keepReady(): Promise<void> {
+    this.readyWrite ??= (async () => {
+      while (this.ready.length > 0) await this.keep(this.ready.splice(0, OUTPUTS_PER_STATEMENT));
+      this.readyWrite = null;
+    })();
+    return this.readyWrite;
+  }
+
   /** Writes every held output, a few chunks' a statement (a failed attempt may hold every chunk's extraction). */
   private async keepHeld(): Promise<void> {
+    await this.keepReady();
     const all = [...this.held.values()].flat();
     this.held.clear();
     for (let i = 0; i < all.length; i += OUTPUTS_PER_STATEMENT) void this.keep(all.slice(i, i + OUTPUTS_PER_STATEMENT));
@@ -240,9 +254,11 @@ class TableRunLog implements RunLog {
 
   /**
    * A stage's output. Of a stage that runs once: written at once. Of an Each item, when the log
-   * has `outputsWith`: held until that stage's output for the same item, then the item's outputs
-   * go in one statement (remember: a chunk's outputs are written as its store ends, one statement
-   * a chunk; neither one per output nor every chunk's at the first store). The rest at settle.
+   * has `outputsWith`: held until that stage's output for the same item, then written behind the
+   * pipeline (remember: a chunk's outputs as its store ends; neither one per output nor every
+   * chunk's at the first store; the next chunk does not wait for the write, and the chunks whose
+   * outputs are ready while a write is in flight go in together with the next). The rest, and
+   * every write still in flight, at settle and finish.
    */
   output(stage: string, itemIndex: number | null, value: unknown, startedAt: Date, finishedAt: Date): Promise<void> | void {
     if (!this.state(stage)) return;
@@ -255,7 +271,11 @@ class TableRunLog implements RunLog {
         return;
       }
       this.held.delete(itemIndex);
-      return this.written(this.keep(item));
+      // behind the pipeline: the next item does not wait for this write, and the items ready
+      // while a write is in flight go in together with the next (settle and finish wait for all)
+      this.ready.push(...item);
+      void this.keepReady();
+      return;
     }
     return this.written(this.keep([kept]));
   }
