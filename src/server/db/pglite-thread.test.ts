@@ -74,4 +74,82 @@ describe("PGlite thread", () => {
     expect(other.closed).toBe(true);
     await expect(other.query("SELECT 1")).rejects.toThrow(/PGlite is closed/);
   });
+
+  describe("a statement run again is prepared (pglite-prepared.ts)", () => {
+    const typed = `SELECT $1::int8 AS big, $2::numeric AS num, $3::timestamptz AS at, $4::jsonb AS doc, $5::text[] AS tags,
+      $6::uuid AS id, $7::bool AS yes, $8::text AS nothing, $9::real[] AS vec, $10::int AS n`;
+    const params = ["9007199254740993", "1.25", "2024-02-03T04:05:06.789Z", JSON.stringify({ a: [1, "x"] }), "{a,\"b c\"}", "0b6e2a4c-52f6-4a0e-9d5b-6a3e7c1f2d10", true, null, "{0.5,1}", 7];
+
+    it("answers as the first, unprepared, call did: rows, fields, types kept as text", async () => {
+      for (const rowMode of ["object", "array"] as const) {
+        const run = () => pg.query(typed, params, { rowMode, parsers: { 1184: () => null } });
+        const first = await run();
+        expect(await run()).toEqual(first);
+        expect(await run()).toEqual(first);
+      }
+      const once = (await pg.query(typed, params)).rows[0] as Record<string, unknown>;
+      expect(once).toMatchObject({ num: "1.25", doc: { a: [1, "x"] }, tags: ["a", "b c"], yes: true, nothing: null, vec: [0.5, 1], n: 7 });
+      expect((await pg.query(typed, params)).rows[0]).toEqual(once);
+      const listed = await pg.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1", [typed]);
+      expect(listed.rows).toEqual([{ n: 1 }]);
+    });
+
+    it("writes report their rows, errors keep their code, and the database goes on", async () => {
+      const insert = "INSERT INTO t VALUES ($1, $2) ON CONFLICT DO NOTHING";
+      await pg.query(insert, [10, "a"]);
+      expect((await pg.query(insert, [11, "b"])).affectedRows).toBe(1);
+      expect((await pg.query(insert, [11, "b"])).affectedRows).toBe(0);
+      const strict = "INSERT INTO t VALUES ($1, $2)";
+      await pg.query(strict, [12, "c"]);
+      await expect(pg.query(strict, [12, "c"])).rejects.toMatchObject({ code: "23505" });
+      await expect(pg.query("SELECT $1::int AS n", ["not a number"])).rejects.toMatchObject({ code: "22P02" });
+      await expect(pg.query("SELECT $1::int AS n", ["still not"])).rejects.toMatchObject({ code: "22P02" });
+      expect((await pg.query("SELECT $1::int AS n", [3])).rows).toEqual([{ n: 3 }]);
+    });
+
+    it("inside a transaction, rolled back, and after: the statement stays and its writes go", async () => {
+      const count = "SELECT count(*)::int AS n FROM t WHERE v = $1";
+      await pg.query(count, ["tx"]);
+      await pg
+        .transaction(async (tx) => {
+          await tx.query("INSERT INTO t VALUES ($1, $2)", [20, "tx"]);
+          expect((await tx.query(count, ["tx"])).rows).toEqual([{ n: 1 }]);
+          await tx.rollback();
+        })
+        .catch(() => {});
+      expect((await pg.query(count, ["tx"])).rows).toEqual([{ n: 0 }]);
+      // an aborted transaction refuses the statement; the rollback ends it, and the statement works again
+      const failed = await pg
+        .transaction(async (tx) => {
+          await tx.query("SELECT 1/0").catch(() => {});
+          await tx.query(count, ["tx"]);
+        })
+        .catch((e: unknown) => e);
+      expect(failed).toMatchObject({ code: "25P02" });
+      expect((await pg.query(count, ["tx"])).rows).toEqual([{ n: 0 }]);
+    });
+
+    it("a statement whose columns a schema change altered runs again, unprepared", async () => {
+      await pg.exec("CREATE TABLE s (a int)");
+      await pg.query("INSERT INTO s VALUES ($1)", [1]);
+      const all = "SELECT * FROM s WHERE a = $1";
+      await pg.query(all, [1]);
+      expect((await pg.query(all, [1])).rows).toEqual([{ a: 1 }]);
+      await pg.exec("ALTER TABLE s ADD COLUMN b text DEFAULT 'x'");
+      expect((await pg.query(all, [1])).rows).toEqual([{ a: 1, b: "x" }]);
+      expect((await pg.query(all, [1])).rows).toEqual([{ a: 1, b: "x" }]);
+    });
+
+    it("keeps at most its bound of statements: older ones are closed, and still answer", async () => {
+      for (let i = 0; i < 230; i++) {
+        const q = `SELECT $1::int + ${i} AS n`;
+        await pg.query(q, [1]);
+        expect((await pg.query(q, [1])).rows).toEqual([{ n: 1 + i }]);
+      }
+      const { rows } = await pg.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_prepared_statements");
+      expect(rows[0]!.n).toBeLessThanOrEqual(200);
+      expect((await pg.query("SELECT $1::int + 0 AS n", [5])).rows).toEqual([{ n: 5 }]);
+    });
+  });
 });
+

@@ -3,11 +3,13 @@ import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { serve } from "../threads/serve";
+import { PreparedStatements } from "./pglite-prepared";
 import type { PgliteRequest, Results } from "./pglite-thread";
 
 /** The PGlite thread (pglite-thread.ts starts it): one PGlite, answering one request at a time. */
 
 let db: PGlite | null = null;
+let statements: PreparedStatements | null = null;
 const identity = (v: unknown) => v;
 
 function open(): PGlite {
@@ -26,12 +28,16 @@ serve(async (msg) => {
         loadDataDir: req.loadDataDir ? new Blob([req.loadDataDir]) : undefined,
         extensions: { vector, pg_trgm, btree_gist },
       });
+      statements = new PreparedStatements(db);
       return null;
     case "query": {
       // drizzle passes parsers that keep some types' text as it is: functions, which cannot
       // cross threads, so the same types are kept as text here
       const parsers = Object.fromEntries(req.rawTypes.map((t) => [t, identity]));
-      return plain(await open().query(req.sql, req.params, { rowMode: req.rowMode, parsers }));
+      const options = { rowMode: req.rowMode, parsers };
+      const pg = open();
+      // a statement with parameters is one run again and again (see pglite-prepared.ts)
+      return plain(await (req.params.length > 0 && statements ? statements.query(req.sql, req.params, options) : pg.query(req.sql, req.params, options)));
     }
     case "exec":
       return (await open().exec(req.sql)).map(plain);
@@ -40,6 +46,7 @@ serve(async (msg) => {
     case "close":
       await db?.close();
       db = null;
+      statements = null;
       return null;
   }
 });
