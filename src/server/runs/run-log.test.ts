@@ -168,6 +168,39 @@ describeEachDriver("run log", (ctx) => {
     expect(ended.stages.find((s) => s.name === "retrieve_graph")?.status).toBe("failed"); // left started: closed by finish
   });
 
+  it("does not write the row again and again while items keep ending: a change goes with the next write, within a second", async () => {
+    const { app } = ctx();
+    const db = app.database.db;
+    const ds = await freshDataset(app);
+    const log = await createRunLog(db, "remember", { datasetId: ds.id, userId: null, params: {} }, { outputsWith: "store" });
+    const tag = ds.id.replaceAll("-", "");
+    await db.execute(sql.raw(`CREATE TABLE gb_test_writes_${tag} (at timestamptz)`));
+    await db.execute(sql.raw(`CREATE FUNCTION gb_test_count_${tag}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO gb_test_writes_${tag} VALUES (now()); RETURN NEW; END $$`));
+    await db.execute(sql.raw(`CREATE TRIGGER gb_test_count_${tag} BEFORE UPDATE ON gb_remember_runs FOR EACH ROW WHEN (OLD.dataset_id = '${ds.id}') EXECUTE FUNCTION gb_test_count_${tag}()`));
+    try {
+      type It = { job: Job; item: number; index: number };
+      const tick = () => new Promise((r) => setTimeout(r, 2));
+      const items = Array.from({ length: 500 }, (_, i) => i);
+      const started = Date.now();
+      await run(
+        [each<Job, number>((j) => j.items ?? [], [stage<It>({ name: "extract_graph", run: async () => (await tick(), output({})) }), stage<It>({ name: "store", run: async () => (await tick(), output({})) })], (i) => i)],
+        { items },
+        log,
+      );
+      await log.finish(null);
+      const seconds = (Date.now() - started) / 1000;
+      const [{ n }] = (await queryRows<{ n: number }>(db, sql.raw(`SELECT count(*)::int AS n FROM gb_test_writes_${tag}`))) as [{ n: number }];
+      // the two stages' first starts, one coalesced write a second, the finish (and the slack of a timer at each end)
+      expect(n).toBeLessThanOrEqual(2 + Math.ceil(seconds) + 1 + 2);
+      const r = await getRun({ db, scope: LOCAL_CALLER, kind: "remember", id: log.id ?? "" });
+      expect(r.stages.find((x) => x.name === "store")?.status).toBe("succeeded");
+    } finally {
+      await db.execute(sql.raw(`DROP TRIGGER gb_test_count_${tag} ON gb_remember_runs`));
+      await db.execute(sql.raw(`DROP FUNCTION gb_test_count_${tag}()`));
+      await db.execute(sql.raw(`DROP TABLE gb_test_writes_${tag}`));
+    }
+  });
+
   it("closes a stage left started when the call ends", async () => {
     const { app } = ctx();
     const ds = await freshDataset(app);

@@ -126,6 +126,8 @@ class TableRunLog implements RunLog {
   /** the write in flight, if any, and whether state changed since it began */
   private inFlight: Promise<WriteResult> | null = null;
   private dirty = false;
+  /** a write was asked for (flush) since the one in flight began */
+  private urgent = false;
   private last: WriteResult = "written";
 
   constructor(
@@ -170,7 +172,7 @@ class TableRunLog implements RunLog {
    */
   private soon(): void {
     this.dirty = true;
-    if (this.timer || this.inFlight) return; // a write in flight goes again while dirty
+    if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.flush();
@@ -184,9 +186,12 @@ class TableRunLog implements RunLog {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    this.dirty = true;
+    this.urgent = true;
     this.inFlight ??= (async () => {
-      while (this.dirty) {
+      // again while someone asked for a write during the last one; changes made meanwhile
+      // without asking (a stage's end) go with the next write, coalesced (soon)
+      while (this.urgent) {
+        this.urgent = false;
         this.dirty = false;
         try {
           const rows = await preparedWrite(this.db, this.kind).execute(this.values());
@@ -197,6 +202,7 @@ class TableRunLog implements RunLog {
         }
       }
       this.inFlight = null;
+      if (this.dirty) this.soon();
       return this.last;
     })();
     return this.inFlight;
