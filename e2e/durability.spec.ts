@@ -31,7 +31,10 @@ const texts = Array.from(
   (_, i) =>
     `Nadia Person${i} lives in Lyon. Nadia Person${i} works at the Blue Bakery and likes the early shifts. ` +
     `On weekends Nadia Person${i} visits friends in Nantes and plays chess at the old club. ` +
-    `Nadia Person${i} has a sister who studies music in Nantes. Last spring Nadia Person${i} adopted a dog.`,
+    `Nadia Person${i} has a sister who studies music in Nantes. Last spring Nadia Person${i} adopted a dog. ` +
+    `The sister of Nadia Person${i} plays the cello in an orchestra in Nantes and teaches on Tuesdays. ` +
+    `Nadia Person${i} bakes rye bread on Mondays and sells it at the market near the river. ` +
+    `In the autumn Nadia Person${i} travelled to Porto with two colleagues from the Blue Bakery.`,
 );
 
 async function submitAll(): Promise<{ id: string; replayed: boolean }[]> {
@@ -49,21 +52,19 @@ async function succeeded(): Promise<number> {
   return r.body.result.data.json.succeeded;
 }
 
-/** A moment after a run ended, so that the next one is under way (a kill right at an end finds nothing in flight). */
-const midRun = () => new Promise((r) => setTimeout(r, 100 + Math.random() * 150));
-
 /**
- * Until a run is in flight with chunks still to store, so that a kill -9 right after leaves it
- * started (a kill timed after a run's end could land in the gap before the next is claimed).
+ * Until a run is in flight with at least `left` chunks still to store, so that a SIGTERM or a
+ * kill -9 right after finds it started (a kill timed after a run's end could land in the gap
+ * before the next is claimed, or after the run's last chunk).
  */
-async function runInFlight(ms: number): Promise<void> {
+async function runInFlight(ms: number, left = 1): Promise<void> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     const list = await trpc<Data<{ items: { id: string }[] }>>("GET", "runs.remember.list", { dataset: "default", status: "started", limit: 5 });
     for (const { id } of list.body.result.data.json.items) {
       const run = await trpc<Data<{ status: string; progress: { chunksDone: number; chunksTotal: number | null } }>>("GET", "runs.remember.get", { id });
       const r = run.body.result.data.json;
-      if (r.status === "started" && r.progress.chunksTotal !== null && r.progress.chunksDone < r.progress.chunksTotal) return;
+      if (r.status === "started" && r.progress.chunksTotal !== null && r.progress.chunksTotal - r.progress.chunksDone >= left) return;
     }
     await new Promise((r) => setTimeout(r, 5));
   }
@@ -87,7 +88,7 @@ test("SIGTERM hands the runs in flight back and exits 0; kill -9 loses nothing; 
   const runs = await submitAll();
   expect(runs.every((r) => !r.replayed)).toBe(true);
   await untilSucceeded(2, 60_000);
-  await midRun();
+  await runInFlight(30_000, 3);
   first.proc.kill("SIGTERM");
   expect(await exitWithin(first, 15_000)).toBe(0);
   const stopped = /stopped: (\d+) run\(s\) finished, (\d+) handed back to the queue; database closed/.exec(first.stdout());
@@ -98,7 +99,7 @@ test("SIGTERM hands the runs in flight back and exits 0; kill -9 loses nothing; 
   await health(PORT, 90_000);
   const before = await succeeded();
   await untilSucceeded(before + 2, 60_000);
-  await runInFlight(30_000);
+  await runInFlight(30_000, 3);
   second.proc.kill("SIGKILL");
   await second.exited;
 
