@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { logError } from "../errors";
 import { turn } from "../slices";
 import type { Database, Db } from "./client";
+import { inBackground } from "./lanes";
 import { queryRows } from "./rows";
 
 /*
@@ -60,7 +61,8 @@ export function startMaintenance(database: Database, everyMs = ANALYZE_EVERY_MS)
   // one pass at a time: a pass still running when the timer fires is not doubled
   const tick = () => {
     if (stopped || busy) return;
-    busy = analyzeStale(database.db)
+    // behind the calls users wait on (lanes.ts): an ANALYZE takes tens of milliseconds
+    busy = inBackground(() => analyzeStale(database.db))
       .then(
         () => {},
         (e: unknown) => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BACKGROUND_EVERY, inBackground } from "./lanes";
 import { PgliteThread } from "./pglite-thread";
 import { turnsDuring } from "../../test/event-loop";
 
@@ -39,6 +40,27 @@ describe("PGlite thread", () => {
     await tx;
     expect(await outside).toBe(1);
     expect(order).toEqual(["transaction ends", "query"]);
+  });
+
+  it("a request's statement goes before the background's waiting ones, and the background still gets every fourth turn", async () => {
+    const order: string[] = [];
+    let inside!: () => void;
+    const entered = new Promise<void>((r) => (inside = r));
+    // hold the database, then queue six background statements and six of requests behind it
+    const hold = pg.transaction(async () => {
+      inside();
+      await new Promise((r) => setTimeout(r, 50));
+    });
+    await entered;
+    const q = (name: string) => pg.query(`SELECT '${name}' AS name`).then(() => void order.push(name));
+    const queued = [
+      ...Array.from({ length: 6 }, (_, i) => inBackground(() => q(`b${i}`))),
+      ...Array.from({ length: 6 }, (_, i) => q(`f${i}`)),
+    ];
+    await hold;
+    await Promise.all(queued);
+    expect(order).toEqual(["f0", "f1", "f2", "b0", "f3", "f4", "f5", "b1", "b2", "b3", "b4", "b5"]);
+    expect(BACKGROUND_EVERY).toBe(4);
   });
 
   it("a transaction that throws is rolled back, and the database's error keeps its code", async () => {

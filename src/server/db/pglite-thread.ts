@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import { ThreadClient } from "../threads/rpc";
+import { inBackgroundLane, LaneLock } from "./lanes";
 import { fromSource, sourceWorker } from "../threads/source";
 
 /*
@@ -49,8 +50,8 @@ function startThread(): Worker {
 
 export class PgliteThread {
   private readonly thread = new ThreadClient(startThread(), "the PGlite thread");
-  /** the lock: the tail of the queue of its holders (a transaction, or one statement) */
-  private lock: Promise<void> = Promise.resolve();
+  /** the lock of its holders (a transaction, or one statement), a request's before a background run's (lanes.ts) */
+  private readonly lock = new LaneLock();
   private closing = false;
 
   private constructor() {}
@@ -78,10 +79,7 @@ export class PgliteThread {
 
   /** Runs `fn` holding the lock: nobody else's statement runs in between. */
   private async exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const before = this.lock;
-    let release!: () => void;
-    this.lock = new Promise<void>((r) => (release = r));
-    await before;
+    const release = await this.lock.acquire(inBackgroundLane());
     try {
       return await fn();
     } finally {

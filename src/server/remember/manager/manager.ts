@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
+import { inBackground } from "../../db/lanes";
 import { errorText, logError } from "../../errors";
 import { createLeases, describeRow, type HeldRun } from "./leases";
 import { attemptEnding, endedMessage, ShutdownError } from "./outcome";
@@ -73,7 +74,8 @@ export function createRememberManager(opts: RememberManagerOptions): RememberMan
 
   function launch(run: ClaimedRun) {
     const entry: Running = { run, controller: new AbortController(), lost: false, stopping: false, done: Promise.resolve() };
-    entry.done = (async () => {
+    // the run's statements take the embedded database's background lane (db/lanes.ts)
+    entry.done = inBackground(async () => {
       let threw = false;
       let thrown: unknown;
       try {
@@ -88,7 +90,7 @@ export function createRememberManager(opts: RememberManagerOptions): RememberMan
         // the run stays started with our lease; once that expires, it is taken back like any other
         log(`remember run ${run.id}: ending its attempt`, e);
       }
-    })().finally(() => {
+    }).finally(() => {
       running.delete(run.id);
       if (running.size === 0) leases.stopHeartbeat();
       waiters.wake(run.id);
