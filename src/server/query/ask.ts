@@ -8,11 +8,15 @@ import { run } from "../pipeline";
 import { createRunLog } from "../runs/run-log";
 import { refuseSession } from "../stages";
 import { QueryJob } from "./job";
+import type { ListName } from "./lists/registry";
 import { queryPipeline } from "./pipeline";
 import type { AskInput, AskResult } from "./schemas";
 
-/** query.ask: runs the query pipeline in the caller's request (no queue), under its run log. */
-export async function ask({ app, caller, input }: { app: App; caller: Caller; input: AskInput }): Promise<AskResult> {
+/**
+ * query.ask: runs the query pipeline in the caller's request (no queue), under its run log.
+ * `skipLists` (scripts only: the eval's ablation) leaves those retrieval lists out of the fusion.
+ */
+export async function ask({ app, caller, input, skipLists }: { app: App; caller: Caller; input: AskInput; skipLists?: readonly ListName[] }): Promise<AskResult> {
   refuseSession(input.session);
   const db = app.database.db;
   await app.rateLimits.take("query", caller);
@@ -29,7 +33,7 @@ export async function ask({ app, caller, input }: { app: App; caller: Caller; in
     stageOptions: resolveStageOptions(app.stageOptions, input.options?.stages),
   });
   const job = new QueryJob(
-    { db, models, datasetId: dataset.id, runId, pgvector: app.database.vector, tokenBudget: app.env.GB_QUERY_TOKEN_BUDGET, providers: { geo: false } },
+    { db, models, datasetId: dataset.id, runId, pgvector: app.database.vector, tokenBudget: app.env.GB_QUERY_TOKEN_BUDGET, providers: { geo: false }, skipLists },
     input,
   );
   let error: Error | null = null;

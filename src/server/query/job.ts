@@ -3,7 +3,7 @@ import type { Models } from "../models/record";
 import { type Output, output, Stop } from "../pipeline";
 import { type TermWeights, termWeights } from "./bm25";
 import { cut, fuse, type Given, type Ranked } from "./fusion";
-import { LIST_NAMES } from "./lists/registry";
+import { LIST_NAMES, type ListName } from "./lists/registry";
 import { retrieveLists } from "./retrieve";
 import { type AskInput, NO_INFORMATION, type Source } from "./schemas";
 
@@ -22,6 +22,11 @@ export interface QueryRunContext {
   tokenBudget: number;
   /** geo providers configured in this process (#8 brings them; none yet) */
   providers: { geo: boolean };
+  /**
+   * Lists left out of the fusion (their candidates counted in the receipt, none fused): the
+   * eval's ablation (`npm run eval:locomo -- --ablate LIST`), never an API input.
+   */
+  skipLists?: readonly ListName[];
 }
 
 export class QueryJob {
@@ -73,10 +78,12 @@ export class QueryJob {
       dimensions: this.ctx.models.embeddingDimensions,
       weights,
     });
-    this.retrieved = fuse(lists);
+    const skipped = new Set(this.ctx.skipLists ?? []);
+    this.retrieved = fuse(skipped.size === 0 ? lists : (Object.fromEntries(LIST_NAMES.map((name) => [name, skipped.has(name) ? [] : lists[name]])) as typeof lists));
     this.given = cut(this.retrieved, this.input.limit, this.ctx.tokenBudget);
     const kept = {
       lists: Object.fromEntries(LIST_NAMES.map((name) => [name, lists[name].length])),
+      ...(skipped.size ? { skipped: [...skipped] } : {}),
       ...(vector ? {} : { vectors: this.vectorNote ?? "not searched: the embeddings of this provider are not semantic" }),
       retrieved: this.retrieved.map(receipt),
     };

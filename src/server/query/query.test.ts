@@ -6,6 +6,9 @@ import { describeEachDriver, freshDataset } from "../../test/db";
 import { chunks, facts, inferences } from "../db/schema";
 import { names } from "../pipeline";
 import { queryPipeline } from "./pipeline";
+import { LOCAL_CALLER } from "../auth/caller";
+import { ask } from "./ask";
+import { LIST_NAMES } from "./lists/registry";
 import { NO_INFORMATION } from "./schemas";
 
 describe("the query pipeline", () => {
@@ -102,6 +105,31 @@ describeEachDriver("query", (ctx) => {
     const run = await api.runs.query.get({ id: r.queryRunId });
     expect(run.stages.find((s) => s.name === "query")?.inferenceIds.length).toBe(1);
     expect(run.params).toMatchObject({ question: "What does Dana like?", limit: 2 });
+  });
+
+  it("leaves the lists named in skipLists out of the fusion (the eval's ablation), and says so in the receipt", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    await remember(ds.name, "Dana teaches math in Oslo. Dana likes skiing.");
+    const input = { dataset: ds.name, question: "What does Dana like?" };
+    const all = await ask({ app, caller: LOCAL_CALLER, input });
+    expect(all.sources.length).toBeGreaterThan(0);
+    const rankedBy = async (id: string) => {
+      const outputs = await callerFor(app).runs.query.outputs({ id });
+      const o = outputs.find((x) => x.stage === "retrieve_graph")!.output as { skipped?: string[]; retrieved: { ranks: Record<string, number> }[] };
+      return { skipped: o.skipped, lists: new Set(o.retrieved.flatMap((r) => Object.keys(r.ranks))) };
+    };
+    const full = await rankedBy(all.queryRunId);
+    expect(full.skipped).toBeUndefined();
+    expect(full.lists.has("facts_text")).toBe(true);
+    const without = await ask({ app, caller: LOCAL_CALLER, input, skipLists: ["facts_text"] });
+    const ablated = await rankedBy(without.queryRunId);
+    expect(ablated.skipped).toEqual(["facts_text"]);
+    expect(ablated.lists.has("facts_text")).toBe(false);
+    expect(ablated.lists.size).toBeGreaterThan(0);
+    const none = await ask({ app, caller: LOCAL_CALLER, input, skipLists: LIST_NAMES });
+    expect(none.sources).toEqual([]);
+    expect(none.answer).toBe(NO_INFORMATION);
   });
 
   it("rejects bad input with the field, and makes no run", async () => {
