@@ -4,7 +4,7 @@ import { queryRows } from "../db/rows";
 
 /*
  * BM25 weights for full-text retrieval. Postgres's ts_rank knows nothing of how rare a word is
- * in the dataset, so "banker" counts as much as "Jon" in a chat where every line names Jon. The
+ * in the dataset, so "banker" counts as much as "Henrik" in a chat where every line names Henrik. The
  * dataset's document frequencies (gb_term_stats, kept by store) give each question term its
  * inverse document frequency; a row's score is the sum of the idf of the terms it holds (binary
  * term frequency: chunks and facts are short), with BM25's length norm.

@@ -111,7 +111,7 @@ describeEachDriver("query", (ctx) => {
     const { app } = ctx();
     const ds = await freshDataset(app);
     await remember(ds.name, "Dana teaches math in Oslo. Dana likes skiing.");
-    const input = { dataset: ds.name, question: "What does Dana like?" };
+    const input = { dataset: ds.name, question: "What does Dana like?", limit: 10 };
     const all = await ask({ app, caller: LOCAL_CALLER, input });
     expect(all.sources.length).toBeGreaterThan(0);
     const rankedBy = async (id: string) => {

@@ -21,7 +21,7 @@ export function stripCorporateSuffix(name: string): string | null {
 /** "Alice Smith" → "Alice", "Dr. Smith" → "Smith"; null for one-word names. */
 export function personAlias(name: string): string | null {
   const parts = name.split(/\s+/);
-  if (parts.length < 2 || /['’]s\b/.test(name)) return null; // "Caroline's mom" is not a full name
+  if (parts.length < 2 || /['’]s\b/.test(name)) return null; // "Marta's mom" is not a full name
   if (HONORIFICS.has(parts[0]!.toLowerCase())) return parts.slice(1).join(" ");
   return parts[0]!;
 }

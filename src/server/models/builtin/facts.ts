@@ -24,7 +24,7 @@ export interface ClauseFacts {
   subjects: EntitySide[];
   /** mentions this clause consumed (no `mentions` fallback for them) */
   used: Mention[];
-  /** possessed phrases that became a predicate ("Caroline's sister is Emma"): no entity of their own */
+  /** possessed phrases that became a predicate ("Marta's sister is Emma"): no entity of their own */
   absorbed: Mention[];
 }
 
@@ -39,7 +39,7 @@ const possessionPredicate = (m: Mention): string => `has_${snake(m.head)}`;
 /**
  * Facts of one clause, from its subject(s), verb group and complement.
  * `dateOf(clause)` gives the clause's date as a literal ("2010"), for clauses with no object:
- * "My mom passed away in 2010" → (Caroline's mom, passed_away, "2010").
+ * "My mom passed away in 2010" → (Marta's mom, passed_away, "2010").
  */
 export function clauseFacts(
   toks: Tok[],
@@ -64,7 +64,7 @@ export function clauseFacts(
   const only = subjectMentions.length === 1 ? subjectMentions[0]! : null;
 
   if (vg.copula && only?.kind === "common" && only.owner && comp.objects.length > 0) {
-    // "Caroline's sister is Emma" → (Caroline, has_sister, Emma); "my favourite colour is blue"
+    // "Marta's sister is Emma" → (Marta, has_sister, Emma); "my favourite colour is blue"
     const owner: EntitySide = { name: only.owner, type: only.ownerType, literal: false };
     for (const o of comp.objects) drafts.push({ subject: owner, predicate: possessionPredicate(only), object: o.object, clause });
     return { drafts, subjects: [owner], used, absorbed: [only] };
@@ -75,7 +75,7 @@ export function clauseFacts(
   for (const o of comp.objects) {
     const m = o.mention;
     if (vg.copula && m?.kind === "common" && m.owner && o.tail.length === 0) {
-      // "Emma is Caroline's sister" → (Caroline, has_sister, Emma)
+      // "Emma is Marta's sister" → (Marta, has_sister, Emma)
       const owner: EntitySide = { name: m.owner, type: m.ownerType, literal: false };
       for (const s of subjects) drafts.push({ subject: owner, predicate: possessionPredicate(m), object: s, clause });
       absorbed.push(m);

@@ -7,7 +7,7 @@ import { commonRun, display, isNounTok, isPossessive, isProperTok, properRun, st
 /**
  * A mention: a span of tokens naming something. Proper names and common noun phrases become
  * entities; pronouns stand for one when they can be resolved. A possessed phrase ("my dog",
- * "Caroline's mom") is named after its owner ("Caroline's dog") so that two speakers' dogs stay
+ * "Marta's mom") is named after its owner ("Marta's dog") so that two speakers' dogs stay
  * two entities, and remembers the owner so that the owner gets a `has_…` fact.
  */
 export interface Mention {
@@ -83,7 +83,7 @@ export function findMentions(toks: Tok[], ctx: PronounContext): Mention[] {
         push({ start: i, end: run.end, kind: "proper", name, type: run.type, owner: null, ownerType: "", head: "" });
         i = run.end;
         continue;
-      } // else a name leading a common phrase ("LGBTQ support group"): read on as a phrase
+      } // else a name leading a common phrase ("NASA science camp"): read on as a phrase
     }
     if (!owner) while (toks[j] && DETERMINERS.has(toks[j]!.word)) j += 1;
     const run = commonRun(toks, j);

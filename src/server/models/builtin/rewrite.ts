@@ -2,7 +2,7 @@ import type { DateSpan } from "./dates";
 
 /**
  * The fact sentence must stand on its own once it is out of its conversation: "I went there
- * yesterday" said by Caroline on 8 May 2023 is filed as "Caroline went there yesterday
+ * yesterday" said by Marta on 8 May 2023 is filed as "Marta went there yesterday
  * (7 May 2023)". Only first-person pronouns are replaced (we know who the speaker is); a wrong
  * guess at "she" would be worse than leaving it.
  */

@@ -55,7 +55,7 @@ export function sentenceDrafts(s: ParsedSentence, ctx: PronounContext, dates: Da
     if (hostSide && prep) drafts.push({ subject: hostSide, predicate: Object.hasOwn(NOUN_PREPOSITIONS, prep.word) ? NOUN_PREPOSITIONS[prep.word]! : prep.word, object: side, clause: null });
     else if (anchor) drafts.push({ subject: anchor, predicate: "mentions", object: side, clause: null });
   }
-  // "my sister Emma", "Caroline's mom": the owner has them
+  // "my sister Emma", "Marta's mom": the owner has them
   for (const m of mentions) {
     if (m.kind === "pronoun" || !m.owner || absorbed.has(m)) continue;
     const predicate = m.type === "person" ? `has_${snake(m.head)}` : "has";

@@ -7,9 +7,9 @@ import { CORP_SUFFIXES, FORCE_VERBS, HONORIFICS } from "./lexicon";
  */
 
 export const isCapitalised = (t: Tok): boolean => /^\p{Lu}/u.test(t.text);
-/** "Caroline's", "kids'"; not "Caroline's going" (compromise expands that to "is"). */
+/** "Marta's", "kids'"; not "Marta's going" (compromise expands that to "is"). */
 export const isPossessive = (t: Tok): boolean => has(t, "Possessive") || /s['’]$/.test(t.text);
-/** Punctuation after a token that ends a phrase: "cool, Caroline", "kids & work". */
+/** Punctuation after a token that ends a phrase: "cool, Marta", "kids & work". */
 export const breaksAfter = (t: Tok): boolean => /[,;:&()—–]|\s-\s?|^-$/.test(t.post);
 export const stripPossessive = (s: string): string => s.replace(/['’]s?$/, "");
 
@@ -60,11 +60,11 @@ export function commonRun(toks: Tok[], i: number): { end: number; head: number }
   let head = -1;
   while (end < toks.length) {
     const t = toks[end]!;
-    if (isPossessive(t)) break; // "Caroline's" starts a new, possessed phrase
+    if (isPossessive(t)) break; // "Marta's" starts a new, possessed phrase
     // "our family loves camping": compromise may read "loves" as a plural noun
     if (head >= 0 && FORCE_VERBS.has(t.word)) break;
     const proper = isProperTok(toks, end);
-    // a name may lead a phrase ("LGBTQ support group") but one after it is an apposition ("sister Emma")
+    // a name may lead a phrase ("NASA science camp") but one after it is an apposition ("sister Emma")
     if (proper && head >= 0 && !isProperTok(toks, head)) break;
     if (isNounTok(t) || proper) head = end;
     else if (!isModifierTok(t)) break;

@@ -13,7 +13,7 @@ In reason, say in one sentence why, with what you counted (length, entities, top
 export const EXTRACT_PROMPT = `You extract a temporal knowledge graph from a text.
 
 Entities: every person, organization, place, product, event, date-bound thing or notable concept the text states a fact about.
-- name: the fullest proper name used in the text ("Alice Smith", "Acme Corp"); for a common thing a short noun phrase without articles ("LGBTQ support group").
+- name: the fullest proper name used in the text ("Alice Smith", "Acme Corp"); for a common thing a short noun phrase without articles ("NASA science camp").
 - type: lowercase, one of person, organization, place, event, product, activity, concept, thing (pick the most specific).
 - aliases: other names the text uses for it, plus the first name of a person and the name of a company without its legal suffix ("Acme" for "Acme Corp"). May be empty.
 
