@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { countTokens } from "../remember/chunk";
-import { cut, fuse, type Ranked } from "./fusion";
+import { boostNamedSpeakers, cut, fuse, type Ranked, SPEAKER_BOOST } from "./fusion";
 import type { Candidate } from "./lists/candidate";
 
 const fact = (id: string, chunkId = `chunk-${id}`, text = `Fact ${id}.`): Candidate => ({
@@ -94,5 +94,30 @@ describe("cut (to the limit and the token budget, one source per chunk)", () => 
 
   it("gives nothing of nothing", () => {
     expect(cut([], 10, 1000)).toEqual([]);
+  });
+});
+
+describe("boostNamedSpeakers", () => {
+  const said = (id: string, speaker: string): Candidate => ({ ...fact(id), source: { ...fact(id).source, speaker } });
+  // Ana's turn third of three in one list
+  const list = () => fuse({ facts_text: [said("1", "Bo Lund"), said("2", "Bo Lund"), said("3", "Ana Reyes")] });
+
+  it("puts what the named speaker said ahead, by a first place's worth", () => {
+    const out = boostNamedSpeakers(list(), "What did Ana say about the trip?");
+    expect(out.map((c) => c.id)).toEqual(["3", "1", "2"]);
+    expect(out[0]!.score).toBeCloseTo(rrf(3) + SPEAKER_BOOST, 12);
+    expect(SPEAKER_BOOST).toBeCloseTo(rrf(1), 12);
+  });
+
+  it("changes nothing when the question names no speaker, or every one of them", () => {
+    expect(boostNamedSpeakers(list(), "What about the trip?").map((c) => c.id)).toEqual(["1", "2", "3"]);
+    expect(boostNamedSpeakers(list(), "What did Ana tell Bo Lund about the trip?").map((c) => c.id)).toEqual(["1", "2", "3"]);
+  });
+
+  it("matches whole words of the name, case aside, and no word of under three letters", () => {
+    expect(boostNamedSpeakers(list(), "what did reyes plan?").map((c) => c.id)[0]).toBe("3");
+    expect(boostNamedSpeakers(list(), "What did Anabel plan?").map((c) => c.id)[0]).toBe("1");
+    const short = fuse({ facts_text: [said("1", "Bo Lund"), said("2", "Al Xu")] });
+    expect(boostNamedSpeakers(short, "What did Al do?").map((c) => c.id)).toEqual(["1", "2"]);
   });
 });
