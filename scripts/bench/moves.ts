@@ -135,7 +135,7 @@ async function runMoves(bench: BenchDatabase, provider: MovesProvider, modelUrl:
       ((askS * 1000) / qs.length).toFixed(0),
     ];
   } finally {
-    await app.remember.stop();
+    await app.stop();
   }
 }
 

@@ -42,7 +42,7 @@ export async function benchQueryLatency(dbs: BenchDatabase[], sizes: number[], q
       const f = (x: number) => x.toFixed(1);
       rows.push([name, String(size), String(queries), f(pct(walls, 50)), f(pct(walls, 99)), f(pct(overheads, 50)), f(pct(overheads, 99)), name === "postgres" ? "5" : "15"]);
     }
-    await app.remember.stop();
+    await app.stop();
   }
   return rows;
 }

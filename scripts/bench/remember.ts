@@ -52,7 +52,7 @@ export async function benchShortTexts(dbs: BenchDatabase[], n: number): Promise<
     }
     const last = await app.remember.waitFor(ids.at(-1)!, 30 * 60_000);
     const s = (performance.now() - start) / 1000;
-    await app.remember.stop();
+    await app.stop();
     if (last.status !== "succeeded") throw new Error(`bench run failed: ${last.error}`);
     rows.push([name, String(n), s.toFixed(1), (n / s).toFixed(1), ((s * 1000) / n).toFixed(1)]);
   }
@@ -116,7 +116,7 @@ export async function benchLongText(dbs: BenchDatabase[], delayMs: number): Prom
         const app = await createApp({ env, database, pollMs: 10 });
         const ds = await createDataset({ db: database.db, caller: LOCAL_CALLER, input: { name: `bench-long-${randomUUID().slice(0, 8)}` } });
         const r = await submitRemember({ app, input: { dataset: ds.name, text, wait: true }, caller: LOCAL_CALLER });
-        await app.remember.stop();
+        await app.stop();
         if (r.status !== "succeeded") throw new Error(`bench run failed: ${r.error}`);
         const [times] = await queryRows<{ started_at: string | Date; finished_at: string | Date }>(
           database.db,

@@ -28,11 +28,13 @@ export async function seedGraph(db: Db, facts: number): Promise<{ datasetName: s
     SELECT ${id}, md5(${id} || 'l' || i)::uuid, 'Place' || i, 'place' || i, 'place', '{}', '{}', now(), ${run}, now()
     FROM generate_series(1, ${places}) i`);
   await db.execute(sql`
-    INSERT INTO gb_texts (dataset_id, id, run_id, content, source, created_at)
+    INSERT INTO gb_texts (dataset_id, id, run_id, content, source, series_key, series_position, created_at)
     SELECT ${id}, md5(${id} || 't' || i)::uuid, ${run},
       'Person' || (i % ${people} + 1) || ' likes ' || ${word("i")} || ' and ' || ${word("i * 3 + 1")} || '. Person' || (i % ${people} + 1)
         || ' lives in Place' || (i % ${places} + 1) || ' near ' || ${word("i * 7 + 2")} || '.',
-      jsonb_build_object('kind', 'bench', 'id', 't' || i), now()
+      jsonb_build_object('kind', 'bench', 'id', 't' || i),
+      -- chats of 20 turns, as a bot remembers them (the series lists read the neighbours)
+      'chat-' || ((i - 1) / 20), (i - 1) % 20 + 1, now()
     FROM generate_series(1, ${texts}) i`);
   await db.execute(sql`
     INSERT INTO gb_chunks (dataset_id, id, text_id, run_id, idx, content, summary, token_count, created_at)

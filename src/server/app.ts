@@ -35,6 +35,8 @@ export interface App {
    * still in flight back to the queue.
    */
   close(opts?: { graceMs?: number }): Promise<StopReport>;
+  /** As close, but leaves the database open: for a caller that opened it and closes it itself (benches, scripts). */
+  stop(opts?: { graceMs?: number }): Promise<StopReport>;
 }
 
 export interface Health {
@@ -82,9 +84,13 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
       sole: db.driver === "pglite",
       execute: (run, signal) => executeRememberRun(app, run, signal),
     }),
-    close: async (opts) => {
+    stop: async (opts) => {
       const report = await app.remember.stop(opts);
       await maintenance.stop();
+      return report;
+    },
+    close: async (opts) => {
+      const report = await app.stop(opts);
       await db.close();
       return report;
     },

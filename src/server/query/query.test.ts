@@ -132,6 +132,39 @@ describeEachDriver("query", (ctx) => {
     expect(none.answer).toBe(NO_INFORMATION);
   });
 
+  it("finds a turn by the words of its neighbours in the series (chunks_text), and only within two places", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const turns = [
+      "Did you ever finish that pottery course at the community centre?",
+      "Yes! I came home with a lopsided bowl and two mugs.",
+      "Ha, I want to see them.",
+      "I will bring them on Sunday.",
+      "We could go hiking after.",
+    ];
+    for (const [i, text] of turns.entries()) await remember(ds.name, text, { series: "chat-1", source: { kind: "chat", id: `t${i + 1}` } });
+    // the same words once, in a text of no series
+    await remember(ds.name, "The pottery course flyer was on the fridge.", { source: { kind: "note", id: "flyer" } });
+    const r = await ask({ app, caller: LOCAL_CALLER, input: { dataset: ds.name, question: "What did I make at the pottery course?", limit: 10 } });
+    const outputs = await callerFor(app).runs.query.outputs({ id: r.queryRunId });
+    const retrieved = (outputs.find((x) => x.stage === "retrieve_graph")!.output as { retrieved: { kind: string; textId: string; ranks: Record<string, number> }[] }).retrieved;
+    const idOf = new Map(r.sources.map((s) => [s.source.textId, s.source.id]));
+    const byText = new Map(
+      retrieved.filter((c) => c.kind === "summary" && c.ranks.chunks_text).map((c) => [idOf.get(c.textId) ?? c.textId, c.ranks.chunks_text!]),
+    );
+    // the question's words are in t1 and the flyer; t2 (the answer) and t3 are found through t1
+    expect(byText.has("t1")).toBe(true);
+    expect(byText.has("t2")).toBe(true);
+    expect(byText.has("t3")).toBe(true);
+    // three places on, nothing of the question
+    expect(byText.has("t4")).toBe(false);
+    expect(byText.has("t5")).toBe(false);
+    expect(byText.has("flyer")).toBe(true);
+    // what holds the words outranks what is next to them; the next turn outranks the one two on
+    expect(byText.get("t1")!).toBeLessThan(byText.get("t2")!);
+    expect(byText.get("t2")!).toBeLessThan(byText.get("t3")!);
+  });
+
   it("rejects bad input with the field, and makes no run", async () => {
     const { app } = ctx();
     const ds = await freshDataset(app);
