@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { countTokens } from "../remember/chunk";
-import { boostNamedSpeakers, cut, fuse, type Ranked, SPEAKER_BOOST } from "./fusion";
+import { boostNamedSpeakers, boostNamedTime, cut, fuse, namedPeriod, type Ranked, SPEAKER_BOOST, TIME_BOOST } from "./fusion";
 import type { Candidate } from "./lists/candidate";
 
 const fact = (id: string, chunkId = `chunk-${id}`, text = `Fact ${id}.`): Candidate => ({
@@ -12,6 +12,7 @@ const fact = (id: string, chunkId = `chunk-${id}`, text = `Fact ${id}.`): Candid
   invalidAt: null,
   entityIds: [],
   source: { textId: `text-${chunkId}`, chunkId },
+  at: new Date("2025-01-01T00:00:00Z"),
 });
 const summary = (chunkId: string, text = `Summary of ${chunkId}.`): Candidate => ({
   ...fact(chunkId, chunkId, text),
@@ -119,5 +120,43 @@ describe("boostNamedSpeakers", () => {
     expect(boostNamedSpeakers(list(), "What did Anabel plan?").map((c) => c.id)[0]).toBe("1");
     const short = fuse({ facts_text: [said("1", "Bo Lund"), said("2", "Al Xu")] });
     expect(boostNamedSpeakers(short, "What did Al do?").map((c) => c.id)).toEqual(["1", "2"]);
+  });
+});
+
+describe("namedPeriod and boostNamedTime", () => {
+  const now = new Date("2026-03-15T12:00:00Z");
+  const iso = (p: { start: Date; end: Date } | null) => p && [p.start.toISOString().slice(0, 10), p.end.toISOString().slice(0, 10)];
+
+  it("reads the period a question names, as precise as it says", () => {
+    expect(iso(namedPeriod("What did Ana cook on 3 May 2024?", now))).toEqual(["2024-05-03", "2024-05-04"]);
+    expect(iso(namedPeriod("Where did Ana travel in August 2023?", now))).toEqual(["2023-08-01", "2023-09-01"]);
+    expect(iso(namedPeriod("What did Ana read in 2022?", now))).toEqual(["2022-01-01", "2023-01-01"]);
+    // relative to now
+    expect(iso(namedPeriod("What did I buy yesterday?", now))).toEqual(["2026-03-14", "2026-03-15"]);
+    expect(iso(namedPeriod("What did I buy two weeks ago?", now))).toEqual(["2026-02-26", "2026-03-05"]);
+    // a long question costs chrono only the first three windows around what may be a time;
+    // past them only a written year is read
+    expect(iso(namedPeriod(`${"may ".repeat(900)}in August 2023?`, now))).toEqual(["2023-01-01", "2024-01-01"]);
+    expect(namedPeriod("What does Ana like?", now)).toBeNull();
+  });
+
+  const at = (id: string, when: string, validAt: string | null = null): Candidate => ({ ...fact(id), at: new Date(when), validAt: validAt ? new Date(validAt) : null });
+  const list = () => fuse({ facts_text: [at("1", "2024-04-20T10:00:00Z"), at("2", "2024-06-02T10:00:00Z"), at("3", "2024-05-03T18:00:00Z")] });
+
+  it("puts what was said in the named period ahead, by a first place's worth", () => {
+    const out = boostNamedTime(list(), "What did Ana cook on 3 May 2024?", now);
+    expect(out.map((c) => c.id)).toEqual(["3", "1", "2"]);
+    expect(out[0]!.score).toBeCloseTo(rrf(3) + TIME_BOOST, 12);
+  });
+
+  it("counts a fact whose own time falls in the period", () => {
+    const l = fuse({ facts_text: [at("1", "2025-01-01T00:00:00Z"), at("2", "2025-01-01T00:00:00Z", "2023-08-10T00:00:00Z")] });
+    expect(boostNamedTime(l, "Where did Ana travel in August 2023?", now).map((c) => c.id)).toEqual(["2", "1"]);
+  });
+
+  it("changes nothing when no time is named, none of the candidates is in it, or all are", () => {
+    expect(boostNamedTime(list(), "What did Ana cook?", now).map((c) => c.id)).toEqual(["1", "2", "3"]);
+    expect(boostNamedTime(list(), "What did Ana cook in 2019?", now).map((c) => c.id)).toEqual(["1", "2", "3"]);
+    expect(boostNamedTime(list(), "What did Ana cook in 2024?", now).map((c) => c.id)).toEqual(["1", "2", "3"]);
   });
 });

@@ -1,3 +1,4 @@
+import * as chrono from "chrono-node";
 import { countTokens } from "../remember/chunk";
 import type { Candidate } from "./lists/candidate";
 import type { ListName } from "./lists/registry";
@@ -79,5 +80,67 @@ export function boostNamedSpeakers(ranked: Ranked[], question: string, boost = S
   if (named.size === 0 || named.size === speakers.size) return ranked;
   return ranked
     .map((c) => (c.source.speaker && named.has(c.source.speaker) ? { ...c, score: c.score + boost } : c))
+    .sort((a, b) => b.score - a.score || a.key.localeCompare(b.key));
+}
+
+/** What a candidate of the period a question names gains: as much as the speaker boost. */
+export const TIME_BOOST = 1 / (RRF_K + 1);
+
+export interface Period {
+  start: Date;
+  /** exclusive */
+  end: Date;
+}
+
+/**
+ * The period a question names ("on 3 May 2024", "in August 2023", "in 2022", "yesterday"), as
+ * precise as it is written: a day, a month or a year (UTC), relative forms against `now`. The
+ * first one named; null when it names none.
+ */
+export function namedPeriod(question: string, now: Date): Period | null {
+  // chrono reads only short windows around what may be a time: on a whole question of 4,000
+  // characters (the most allowed) of month names it spends 135 ms of the request thread
+  const windows = [...question.matchAll(MAY_BE_TIME)].slice(0, 3).map((m) => question.slice(Math.max(0, m.index - 40), m.index + 60));
+  const [r] = windows.flatMap((w) => chrono.en.casual.parse(w, { instant: now, timezone: 0 }, { forwardDate: false }).slice(0, 1));
+  if (!r) {
+    // a year alone ("in 2022") is no date to chrono
+    const year = /\b(1[89]\d\d|20\d\d)\b/.exec(question);
+    return year ? { start: new Date(Date.UTC(+year[1]!, 0, 1)), end: new Date(Date.UTC(+year[1]! + 1, 0, 1)) } : null;
+  }
+  const c = r.start;
+  const y = c.get("year");
+  const m = c.get("month");
+  const d = c.get("day");
+  if (y === null) return null;
+  const relative = !c.isCertain("year") && !c.isCertain("month") && c.isCertain("day");
+  if (c.isCertain("day") || relative) {
+    if (m === null || d === null) return null;
+    // "two weeks ago", "last week" name a day only roughly: three days either side
+    const rough = /\bago\b|\bweeks?\b/i.test(r.text) ? 3 : 0;
+    return { start: new Date(Date.UTC(y, m - 1, d - rough)), end: new Date(Date.UTC(y, m - 1, d + 1 + rough)) };
+  }
+  if (c.isCertain("month") && m !== null) return { start: new Date(Date.UTC(y, m - 1, 1)), end: new Date(Date.UTC(y, m, 1)) };
+  if (c.isCertain("year")) return { start: new Date(Date.UTC(y, 0, 1)), end: new Date(Date.UTC(y + 1, 0, 1)) };
+  return null;
+}
+
+const MAY_BE_TIME = /\d|\b(?:yesterday|today|tonight|tomorrow|ago|last|this|next|past|jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/gi;
+
+const within = (t: Date | null, p: Period) => t !== null && t >= p.start && t < p.end;
+
+/**
+ * The candidates of the period the question names go up: what was said then (the text's
+ * occurredAt) or a fact that held from then (its validAt). Only when some candidates are of the
+ * period and some are not (a period that holds all of them, or none, says nothing of which).
+ */
+export function boostNamedTime(ranked: Ranked[], question: string, now: Date, boost = TIME_BOOST): Ranked[] {
+  if (boost <= 0) return ranked;
+  const period = namedPeriod(question, now);
+  if (!period) return ranked;
+  const inside = (c: Ranked) => within(c.at, period) || within(c.validAt, period);
+  const n = ranked.filter(inside).length;
+  if (n === 0 || n === ranked.length) return ranked;
+  return ranked
+    .map((c) => (inside(c) ? { ...c, score: c.score + boost } : c))
     .sort((a, b) => b.score - a.score || a.key.localeCompare(b.key));
 }

@@ -2,7 +2,7 @@ import type { Db } from "../db/client";
 import type { Models } from "../models/record";
 import { type Output, output, Stop } from "../pipeline";
 import { type TermWeights, termWeights } from "./bm25";
-import { boostNamedSpeakers, cut, fuse, type Given, type Ranked } from "./fusion";
+import { boostNamedSpeakers, boostNamedTime, cut, fuse, type Given, type Ranked } from "./fusion";
 import { LIST_NAMES, type ListName } from "./lists/registry";
 import { retrieveLists } from "./retrieve";
 import { type AskInput, NO_INFORMATION, type Source } from "./schemas";
@@ -79,7 +79,9 @@ export class QueryJob {
       weights,
     });
     const skipped = new Set(this.ctx.skipLists ?? []);
-    this.retrieved = boostNamedSpeakers(fuse(skipped.size === 0 ? lists : (Object.fromEntries(LIST_NAMES.map((name) => [name, skipped.has(name) ? [] : lists[name]])) as typeof lists)), this.input.question);
+    const fused = fuse(skipped.size === 0 ? lists : (Object.fromEntries(LIST_NAMES.map((name) => [name, skipped.has(name) ? [] : lists[name]])) as typeof lists));
+    // relative times ("yesterday") are read against asOf when the question asks about then
+    this.retrieved = boostNamedTime(boostNamedSpeakers(fused, this.input.question), this.input.question, this.input.asOf ?? new Date());
     this.given = cut(this.retrieved, this.input.limit, this.ctx.tokenBudget);
     const kept = {
       lists: Object.fromEntries(LIST_NAMES.map((name) => [name, lists[name].length])),

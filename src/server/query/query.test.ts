@@ -165,6 +165,22 @@ describeEachDriver("query", (ctx) => {
     expect(byText.get("t2")!).toBeLessThan(byText.get("t3")!);
   });
 
+  it("puts first what was said in the period the question names (the text's occurredAt)", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const said = [
+      ["2024-03-09T10:00:00Z", "Ana swam in the lake."],
+      ["2024-05-11T10:00:00Z", "Ana fished in the lake."],
+      ["2024-07-20T10:00:00Z", "Ana rowed on the lake."],
+    ] as const;
+    for (const [i, [occurredAt, text]] of said.entries()) await remember(ds.name, text, { occurredAt, source: { kind: "chat", id: `d${i}` } });
+    const top = async (question: string) => (await ask({ app, caller: LOCAL_CALLER, input: { dataset: ds.name, question, limit: 3 } })).sources[0]?.source.id;
+    // the same lists find all three alike: the period decides
+    expect(await top("What did Ana do at the lake in May 2024?")).toBe("d1");
+    expect(await top("What did Ana do at the lake in July 2024?")).toBe("d2");
+    expect(await top("What did Ana do at the lake on 9 March 2024?")).toBe("d0");
+  });
+
   it("rejects bad input with the field, and makes no run", async () => {
     const { app } = ctx();
     const ds = await freshDataset(app);

@@ -13,6 +13,8 @@ export interface Candidate {
   invalidAt: Date | null;
   entityIds: string[];
   source: SourceRef;
+  /** when its text was said or written (occurredAt, else when it was remembered) */
+  at: Date;
 }
 
 /** What every list is asked: one question about one dataset. */

@@ -8,7 +8,7 @@ import type { Candidate } from "./candidate";
  * `t`) and make candidates of the rows with chunkCandidate: a chunk is given by its summary.
  */
 
-export const chunkColumns = sql`c.id, c.text_id, c.summary, c.content, t.source`;
+export const chunkColumns = sql`c.id, c.text_id, c.summary, c.content, t.source, coalesce(t.occurred_at, t.created_at) AS at`;
 export const chunkTables = sql`gb_chunks c JOIN gb_texts t ON t.dataset_id = c.dataset_id AND t.id = c.text_id`;
 
 export const chunkRow = rowDecoder({
@@ -17,6 +17,7 @@ export const chunkRow = rowDecoder({
   summary: column.text,
   content: column.text,
   source: column.json<TextSource>(),
+  at: column.timestamp,
 });
 
 export type ChunkRow = ReturnType<typeof chunkRow>;
@@ -31,6 +32,7 @@ export function chunkCandidate(r: ChunkRow): Candidate {
     invalidAt: null,
     entityIds: [],
     source: { textId: r.text_id, chunkId: r.id, ...r.source },
+    at: r.at,
   };
 }
 

@@ -8,7 +8,7 @@ import type { Candidate } from "./candidate";
  * and make candidates of the rows with factCandidate.
  */
 
-export const factColumns = sql`f.id, f.subject_id, f.object_id, f.sentence, f.valid_at, f.invalid_at, f.text_id, f.chunk_id, t.source`;
+export const factColumns = sql`f.id, f.subject_id, f.object_id, f.sentence, f.valid_at, f.invalid_at, f.text_id, f.chunk_id, t.source, coalesce(t.occurred_at, t.created_at) AS at`;
 export const factTables = sql`gb_facts f JOIN gb_texts t ON t.dataset_id = f.dataset_id AND t.id = f.text_id`;
 
 export const factRow = rowDecoder({
@@ -21,6 +21,7 @@ export const factRow = rowDecoder({
   text_id: column.text,
   chunk_id: column.text,
   source: column.json<TextSource>(),
+  at: column.timestamp,
 });
 
 export type FactRow = ReturnType<typeof factRow>;
@@ -35,6 +36,7 @@ export function factCandidate(r: FactRow): Candidate {
     invalidAt: r.invalid_at,
     entityIds: r.object_id ? [r.subject_id, r.object_id] : [r.subject_id],
     source: { textId: r.text_id, chunkId: r.chunk_id, ...r.source },
+    at: r.at,
   };
 }
 
