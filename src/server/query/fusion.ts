@@ -112,8 +112,8 @@ export function namedPeriod(question: string, now: Date): Period | null {
   const m = c.get("month");
   const d = c.get("day");
   if (y === null) return null;
-  const relative = !c.isCertain("year") && !c.isCertain("month") && c.isCertain("day");
-  if (c.isCertain("day") || relative) {
+  // a day written ("on 3 May 2024") or implied by a relative form ("yesterday")
+  if (c.isCertain("day")) {
     if (m === null || d === null) return null;
     // "two weeks ago", "last week" name a day only roughly: three days either side
     const rough = /\bago\b|\bweeks?\b/i.test(r.text) ? 3 : 0;
