@@ -22,8 +22,8 @@ export interface TermWeights {
   avgLength: number;
 }
 
-const K1 = 1.2;
-const B = 0.75;
+export const K1 = 1.2;
+export const B = 0.75;
 /** terms in more than this share of chunks only score; they do not select rows (cost) */
 const COMMON = 0.2;
 
@@ -48,7 +48,7 @@ export async function termWeights(db: Db, datasetId: string, question: string): 
 }
 
 /** A tsquery literal of lexemes as they are (already stemmed: no to_tsquery). */
-function tsquery(terms: Term[]): string {
+export function tsquery(terms: Term[]): string {
   return terms.map((t) => `'${t.lexeme.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`).join(" | ");
 }
 

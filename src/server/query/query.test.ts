@@ -23,6 +23,16 @@ describeEachDriver("query", (ctx) => {
     expect(r.status).toBe("succeeded");
   };
 
+  /** Each text's rank in chunks_text for the question, by its source id. */
+  const chunksTextRanks = async (dataset: string, question: string) => {
+    const { app } = ctx();
+    const r = await ask({ app, caller: LOCAL_CALLER, input: { dataset, question, limit: 50 } });
+    const outputs = await callerFor(app).runs.query.outputs({ id: r.queryRunId });
+    const retrieved = (outputs.find((x) => x.stage === "retrieve_graph")!.output as { retrieved: { kind: string; textId: string; ranks: Record<string, number> }[] }).retrieved;
+    const idOf = new Map(r.sources.map((s) => [s.source.textId, s.source.id]));
+    return new Map(retrieved.filter((c) => c.kind === "summary" && c.ranks.chunks_text).map((c) => [idOf.get(c.textId) ?? c.textId, c.ranks.chunks_text!]));
+  };
+
   it("answers from the current facts and, with asOf, from the facts of that time", async () => {
     const { app } = ctx();
     const ds = await freshDataset(app);
@@ -145,13 +155,7 @@ describeEachDriver("query", (ctx) => {
     for (const [i, text] of turns.entries()) await remember(ds.name, text, { series: "chat-1", source: { kind: "chat", id: `t${i + 1}` } });
     // the same words once, in a text of no series
     await remember(ds.name, "The pottery course flyer was on the fridge.", { source: { kind: "note", id: "flyer" } });
-    const r = await ask({ app, caller: LOCAL_CALLER, input: { dataset: ds.name, question: "What did I make at the pottery course?", limit: 10 } });
-    const outputs = await callerFor(app).runs.query.outputs({ id: r.queryRunId });
-    const retrieved = (outputs.find((x) => x.stage === "retrieve_graph")!.output as { retrieved: { kind: string; textId: string; ranks: Record<string, number> }[] }).retrieved;
-    const idOf = new Map(r.sources.map((s) => [s.source.textId, s.source.id]));
-    const byText = new Map(
-      retrieved.filter((c) => c.kind === "summary" && c.ranks.chunks_text).map((c) => [idOf.get(c.textId) ?? c.textId, c.ranks.chunks_text!]),
-    );
+    const byText = await chunksTextRanks(ds.name, "What did I make at the pottery course?");
     // the question's words are in t1 and the flyer; t2 (the answer) and t3 are found through t1
     expect(byText.has("t1")).toBe(true);
     expect(byText.has("t2")).toBe(true);
@@ -163,6 +167,25 @@ describeEachDriver("query", (ctx) => {
     // what holds the words outranks what is next to them; the next turn outranks the one two on
     expect(byText.get("t1")!).toBeLessThan(byText.get("t2")!);
     expect(byText.get("t2")!).toBeLessThan(byText.get("t3")!);
+  });
+
+  it("reads a turn with its neighbours as one document: a window that holds more of the question ranks first", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    // every text three words; "violin" and "kayak" in three texts each, so they weigh alike
+    const s1 = ["red lamp sits", "violin lesson today", "kayak trip tomorrow"];
+    const s2 = ["blue chair stands", "violin practice tonight", "violin recital soon"];
+    for (const [i, text] of s1.entries()) await remember(ds.name, text, { series: "s1", source: { kind: "chat", id: `x${i}` } });
+    for (const [i, text] of s2.entries()) await remember(ds.name, text, { series: "s2", source: { kind: "chat", id: `y${i}` } });
+    await remember(ds.name, "kayak shop closed", { source: { kind: "note", id: "n1" } });
+    await remember(ds.name, "kayak paddle broke", { source: { kind: "note", id: "n2" } });
+    const byText = await chunksTextRanks(ds.name, "violin kayak");
+    // x1's window holds both words, y1's holds one of them twice: a term counts once, saturated,
+    // so covering the question beats repeating part of it (a score spread from neighbours ties them,
+    // and y1, the newer, came first)
+    expect(byText.get("x1")).toBeDefined();
+    expect(byText.get("y1")).toBeDefined();
+    expect(byText.get("x1")!).toBeLessThan(byText.get("y1")!);
   });
 
   it("puts first what was said in the period the question names (the text's occurredAt)", async () => {

@@ -1,61 +1,122 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { queryRows } from "../../db/rows";
-import { bm25, matches } from "../bm25";
-import type { RetrievalList } from "./candidate";
+import { B, bm25 as bm25sum, K1, matches, tsquery } from "../bm25";
+import type { ListQuery, RetrievalList } from "./candidate";
 import { chunkCandidate, chunkColumns, chunkRow, chunkTables, chunkValidity } from "./chunks";
 import { MAX_SCORED } from "./shared";
 
 const LIMIT = 30;
+/** the places kept before the validity check (twice what the list keeps) */
+const SCORED = 2 * LIMIT;
 /**
- * The best texts whose neighbours get a share of their score. A neighbour gets at most 0.35 of a
- * text's score: below the best hundred, that share puts no neighbour in the first thirty.
+ * The matched texts (by their own BM25) that lend their terms to the places around them. A
+ * neighbour's term counts at most 0.35 of a held one: below the best hundred, what they lend
+ * puts no place among the first thirty (200 and 50 chose the same on the LoCoMo dev set).
  */
-const SPREAD_FROM = 100;
+const LEND_FROM = 100;
 
 /**
- * How much of a text's BM25 score its neighbours in the series get, by distance: a turn of a chat
- * means what it means with the turns just before and after it ("Which one?" — "The red one").
+ * How much a word of a text counts in the texts one and two places before and after it in its
+ * series: a turn of a chat means what it means with the turns around it ("Which one?" — "The
+ * red one"). Chosen before measuring (#13's prior); 0.5/0.25 and ±3 places did no better.
  */
 export const NEIGHBOUR_WEIGHTS = [0.35, 0.175] as const;
 
+/** the places around a text whose words it carries, with their weights */
+const WINDOW = NEIGHBOUR_WEIGHTS.flatMap((w, i) => [
+  [i + 1, w],
+  [-(i + 1), w],
+]) as [number, number][];
+/** a text in a series is read with its window: its length is its own and its neighbours', weighted */
+const WINDOW_SHARE = 2 * NEIGHBOUR_WEIGHTS.reduce((a, w) => a + w, 0);
+
 /**
- * chunks_text: full text over chunk summaries and content in their series, BM25-weighted. A chunk scores its own BM25 plus a share
- * of the best score of the texts one and two places before and after its text in the series
- * (NEIGHBOUR_WEIGHTS); a text in no series scores alone. So the turn that answers a question is
- * found though the question's words are in the turn that asked it, and a turn whose neighbours
- * are about the same thing ranks above a stray mention.
+ * chunks_text: BM25 over chunk summaries and content, each chunk read in its series. A chunk of
+ * a text in a series is a document of its own words and those of the texts one and two places
+ * before and after (NEIGHBOUR_WEIGHTS): a question term's frequency is 1 if the chunk holds it,
+ * plus the weight of each neighbour that does, saturated as BM25 saturates term frequency, and
+ * the length norm is that of the weighted window. A text in no series is read alone. So the turn
+ * that answers ("Yes, a bowl and two mugs") is found by the words of the turn that asked, and a
+ * turn whose neighbours speak of the same thing ranks above a stray mention.
+ *
+ * So that the cost does not grow with the dataset, what a place's window holds is read from the
+ * chunks that hold a rare question term (at most MAX_SCORED), and of those only the best hundred
+ * by their own BM25 (LEND_FROM) lend their terms around them; a place's own length is its text's
+ * when it holds a term, else the average, and its neighbours' lengths are taken as the average
+ * (a place at the start of its series has fewer of them). Reading the neighbours exactly (a probe
+ * per place) scored 74.3 / 57.6 on the LoCoMo dev set against 74.0 / 56.9, at about twice the
+ * list's cost: see #13's note.
  */
 export const chunksText: RetrievalList = async (q) => {
+  if (!q.weights.terms.length) return [];
+  return (await queryRows(q.db, chunksTextSql(q), chunkRow)).map(chunkCandidate);
+};
+
+/** chunks_text's statement (the question has terms). */
+export function chunksTextSql(q: ListQuery): SQL {
   const w = q.weights;
-  if (!w.terms.length) return [];
-  const offsets = NEIGHBOUR_WEIGHTS.flatMap((weight, i) => [sql`(${i + 1}::int, ${weight}::float8)`, sql`(${-(i + 1)}::int, ${weight}::float8)`]);
-  const rows = await queryRows(
-    q.db,
-    sql`WITH m AS (
-          SELECT c.id, c.text_id, t.series_key, t.series_position, c.search_tsv AS tsv FROM ${chunkTables}
+  const terms = sql.join(
+    w.terms.map((t, i) => sql`(${i + 1}::int, ${tsquery([t])}::tsquery, ${t.idf}::float8)`),
+    sql`, `,
+  );
+  const window = sql.join(
+    WINDOW.map(([off, weight]) => sql`(${off}::int, ${weight}::float8)`),
+    sql`, `,
+  );
+  const avg = w.avgLength;
+  /** BM25 of a term (its idf in the row) of frequency `tf` in a document of length `len` whose like average `avgLen` */
+  const bm25 = (tf: SQL, len: SQL, avgLen: SQL) =>
+    sql`CASE WHEN ${tf} > 0 THEN idf * ${tf} * ${sql.raw(String(K1 + 1))} / (${tf} + ${sql.raw(String(K1))} * (${sql.raw(String(1 - B))} + ${sql.raw(String(B))} * (${len}) / (${avgLen}))) ELSE 0 END`;
+  const avgLen = sql`${avg}::float8`;
+  /** the weight of the places before the first of a series that a place at x.pos would read */
+  const missing = sql.raw(`(${WINDOW.filter(([off]) => off < 0).map(([off, weight]) => `CASE WHEN p.pos + (${off}) < 1 THEN ${weight} ELSE 0 END`).join(" + ")})`);
+  return sql`WITH q(i, term, idf) AS (VALUES ${terms}),
+        d(off, w) AS (VALUES ${window}),
+        m AS (
+          SELECT c.id, t.series_key AS sk, t.series_position AS pos, c.search_tsv AS tsv FROM ${chunkTables}
           WHERE c.dataset_id = ${q.datasetId} AND ${chunkValidity(q.asOf)} AND ${matches(sql`c.search_tsv`, w)}
           LIMIT ${MAX_SCORED}
         ), own AS (
-          SELECT m.id, m.text_id, m.series_key, m.series_position, ${bm25(sql`m.tsv`, w, true)} AS s FROM m
-        ), texts AS (
-          SELECT series_key, series_position, max(s) AS s
-          FROM (SELECT * FROM own WHERE series_key IS NOT NULL ORDER BY s DESC LIMIT ${SPREAD_FROM}) best GROUP BY 1, 2
-        ), spread AS (
-          SELECT c.id, x.s * d.w AS s
-          FROM texts x CROSS JOIN (VALUES ${sql.join(offsets, sql`, `)}) AS d(off, w)
-          JOIN gb_texts t ON t.dataset_id = ${q.datasetId} AND t.series_key = x.series_key AND t.series_position = x.series_position + d.off
-          JOIN gb_chunks c ON c.dataset_id = t.dataset_id AND c.text_id = t.id
+          -- each matched chunk's own BM25, to choose the texts that lend their terms around them
+          SELECT m.id, m.sk, m.pos, ${bm25sum(sql`m.tsv`, w, true)} AS s FROM m
+        ), top AS (
+          SELECT * FROM own ORDER BY s DESC LIMIT ${LEND_FROM}
+        ), held AS (
+          -- the terms each of those texts of a series holds, and its length
+          SELECT DISTINCT top.sk, top.pos, q.i, length(m.tsv) AS len
+          FROM top JOIN m ON m.id = top.id JOIN q ON m.tsv @@ q.term WHERE top.sk IS NOT NULL
+        ), lent AS (
+          -- the terms those texts lend to the places around them, with their weights
+          SELECT held.sk, held.pos + d.off AS pos, held.i, sum(d.w) AS tf
+          FROM held CROSS JOIN d WHERE held.pos + d.off >= 1 GROUP BY 1, 2, 3
         ), scored AS (
-          SELECT id, sum(s) AS s FROM (SELECT id, s FROM own UNION ALL SELECT id, s FROM spread) a
-          GROUP BY id ORDER BY sum(s) DESC, id LIMIT ${2 * LIMIT}
+          -- a first estimate of the places of a series: the terms their texts hold (a text
+          -- beyond the best hundred, or found only through its neighbours, as if it held none)
+          -- and those lent to them, lengths taken as the average
+          SELECT NULL::uuid AS id, p.sk, p.pos,
+                 sum(${bm25(sql`p.tf`, sql`coalesce(l.len, ${avgLen}) + (${sql.raw(String(WINDOW_SHARE))} - ${missing}) * ${avgLen}`, sql`${sql.raw(String(1 + WINDOW_SHARE))} * ${avgLen}`)}) AS s
+          FROM (
+            SELECT sk, pos, i, sum(tf) AS tf FROM (SELECT sk, pos, i, 1::float8 AS tf FROM held UNION ALL SELECT * FROM lent) x GROUP BY sk, pos, i
+          ) p JOIN q ON q.i = p.i
+          LEFT JOIN (SELECT sk, pos, max(len) AS len FROM held GROUP BY sk, pos) l ON l.sk = p.sk AND l.pos = p.pos
+          GROUP BY p.sk, p.pos
+          UNION ALL
+          -- the chunks of texts in no series, by their own terms alone
+          SELECT id, NULL, NULL, s FROM top WHERE sk IS NULL
+        ), best AS (
+          SELECT * FROM scored ORDER BY s DESC LIMIT ${SCORED}
+        ), chosen AS (
+          SELECT id, s FROM best WHERE id IS NOT NULL
+          UNION ALL
+          SELECT c.id, b.s FROM best b
+          JOIN gb_texts t ON t.dataset_id = ${q.datasetId} AND t.series_key = b.sk AND t.series_position = b.pos
+          JOIN gb_chunks c ON c.dataset_id = t.dataset_id AND c.text_id = t.id
+          WHERE b.id IS NULL
         )
-        SELECT ${chunkColumns} FROM scored
-        JOIN gb_chunks c ON c.dataset_id = ${q.datasetId} AND c.id = scored.id
+        SELECT ${chunkColumns} FROM chosen
+        JOIN gb_chunks c ON c.dataset_id = ${q.datasetId} AND c.id = chosen.id
         JOIN gb_texts t ON t.dataset_id = c.dataset_id AND t.id = c.text_id
-        -- a neighbour that is not current context (its facts all retired) is checked only here
+        -- a chunk found through its neighbours that is not current context (its facts all retired) is checked only here
         WHERE ${chunkValidity(q.asOf)}
-        ORDER BY scored.s DESC, c.created_at DESC LIMIT ${LIMIT}`,
-    chunkRow,
-  );
-  return rows.map(chunkCandidate);
-};
+        ORDER BY chosen.s DESC, c.created_at DESC LIMIT ${LIMIT}`;
+}
