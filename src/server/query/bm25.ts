@@ -27,11 +27,12 @@ export const B = 0.75;
 /** terms in more than this share of chunks only score; they do not select rows (cost) */
 const COMMON = 0.2;
 
+/** The question's terms are read as the stored texts are ("/" a space: see englishTsv in the schema). */
 export async function termWeights(db: Db, datasetId: string, question: string): Promise<TermWeights> {
   const rows = await queryRows<{ lexeme: string; df: number | null; chunks: number | null; lexemes: number | null }>(
     db,
     sql`SELECT l.lexeme, s.df, st.chunks, st.lexemes
-        FROM unnest(tsvector_to_array(to_tsvector('english', ${question}))) AS l(lexeme)
+        FROM unnest(tsvector_to_array(to_tsvector('english', translate(${question}, '/', ' ')))) AS l(lexeme)
         LEFT JOIN gb_term_stats s ON s.dataset_id = ${datasetId} AND s.lexeme = l.lexeme
         LEFT JOIN gb_search_stats st ON st.dataset_id = ${datasetId}`,
   );

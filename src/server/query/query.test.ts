@@ -188,6 +188,18 @@ describeEachDriver("query", (ctx) => {
     expect(byText.get("x1")!).toBeLessThan(byText.get("y1")!);
   });
 
+  it('reads words joined by "/" as words, in texts and in questions (the parser took "jazz/blues" for one file path)', async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    await remember(ds.name, "Omar plays in a jazz/blues trio on Fridays.", { source: { kind: "note", id: "trio" } });
+    await remember(ds.name, "Omar keeps the harbour office tidy.", { source: { kind: "note", id: "office" } });
+    // a word of the pair in the question finds the text; a pair in the question finds a text with the pair the other way round
+    expect((await chunksTextRanks(ds.name, "Which blues band is Omar in?")).get("trio")).toBe(1);
+    await remember(ds.name, "The harbour/dock crew starts at six.", { source: { kind: "note", id: "crew" } });
+    const byPair = await chunksTextRanks(ds.name, "Who works at the dock/harbour?");
+    expect(byPair.get("crew")).toBe(1);
+  });
+
   it("puts first what was said in the period the question names (the text's occurredAt)", async () => {
     const { app } = ctx();
     const ds = await freshDataset(app);

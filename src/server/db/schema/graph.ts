@@ -28,7 +28,12 @@ import { ts } from "./columns";
 const noPendingList = { fastupdate: false } as const;
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
-const englishTsv = (name: string, expr: SQL) => tsvector(name).generatedAlwaysAs(sql`to_tsvector('english', ${expr})`);
+/**
+ * The English tsvector of `expr`, with "/" read as a space: PostgreSQL's parser takes
+ * "artists/bands", "and/or" or "team/support" for one file-path token, so that neither word
+ * would match (#13). The question's terms are read the same way (termWeights in src/server/query/bm25.ts).
+ */
+const englishTsv = (name: string, expr: SQL) => tsvector(name).generatedAlwaysAs(sql`to_tsvector('english', translate(${expr}, '/', ' '))`);
 
 export interface TextSource {
   kind?: string;
