@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../../src/server/db/client";
 import { createDataset } from "../../src/server/datasets/datasets";
 import { LOCAL_CALLER } from "../../src/server/auth/caller";
+import { broaderWords } from "../../src/server/text/broader";
 
 /*
  * A graph of `facts` facts shaped like remember's output, written straight in SQL (remembering
@@ -37,8 +38,9 @@ export async function seedGraph(db: Db, facts: number): Promise<{ datasetName: s
       'chat-' || ((i - 1) / 20), (i - 1) % 20 + 1, now()
     FROM generate_series(1, ${texts}) i`);
   await db.execute(sql`
-    INSERT INTO gb_chunks (dataset_id, id, text_id, run_id, idx, content, summary, token_count, created_at)
-    SELECT dataset_id, md5(id::text || 'c')::uuid, id, run_id, 0, content, content, 24, created_at FROM gb_texts WHERE dataset_id = ${id}`);
+    INSERT INTO gb_chunks (dataset_id, id, text_id, run_id, idx, content, summary, token_count, broader, created_at)
+    SELECT dataset_id, md5(id::text || 'c')::uuid, id, run_id, 0, content, content, 24, ${broaderWords("Person likes and lives in Place near")}, created_at
+    FROM gb_texts WHERE dataset_id = ${id}`);
   await db.execute(sql`
     INSERT INTO gb_facts (dataset_id, id, subject_id, predicate, object_id, object_value, sentence, created_at, text_id, chunk_id, created_run_id)
     SELECT t.dataset_id, md5(t.id::text || 'f' || k)::uuid, md5(${id} || 'p' || ((n % ${people}) + 1))::uuid,

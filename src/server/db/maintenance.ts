@@ -3,7 +3,8 @@ import { logError } from "../errors";
 import { turn } from "../slices";
 import type { Database, Db } from "./client";
 import { inBackground } from "./lanes";
-import { queryRows } from "./rows";
+import { broaderOnly, broaderWords } from "../text/broader";
+import { column, queryRows, rowDecoder } from "./rows";
 
 /*
  * The planner's statistics must keep up with a dataset that grows fast. PGlite has no autovacuum,
@@ -54,7 +55,40 @@ export async function analyzeStale(db: Db): Promise<string[]> {
   return done;
 }
 
-/** Analyzes stale tables now and every ANALYZE_EVERY_MS until stopped. */
+const todoRow = rowDecoder({ dataset_id: column.text, id: column.text, content: column.text });
+const countRow = rowDecoder({ n: column.int });
+
+/**
+ * Computes the broader words (src/server/text/broader.ts) of up to `batch` chunks that have none
+ * yet (stored before they existed), and counts their lexemes in gb_term_stats.bdf as store counts
+ * a new chunk's. Returns how many it filled; a chunk another process filled first, or one deleted
+ * meanwhile, is skipped.
+ */
+export async function fillBroader(db: Db, batch = 200): Promise<number> {
+  const todo = await queryRows(db, sql`SELECT dataset_id, id, content FROM gb_chunks WHERE broader IS NULL LIMIT ${batch}`, todoRow);
+  if (!todo.length) return 0;
+  const rows = todo.map((c) => ({ dataset_id: c.dataset_id, id: c.id, broader: broaderWords(c.content) }));
+  const [done] = await queryRows(
+    db,
+    sql`WITH filled AS (
+          UPDATE gb_chunks c SET broader = x.broader
+          FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(dataset_id uuid, id uuid, broader text)
+          WHERE c.dataset_id = x.dataset_id AND c.id = x.id AND c.broader IS NULL
+          RETURNING c.dataset_id, c.search_tsv, c.broader_tsv
+        ),
+        counted AS (
+          INSERT INTO gb_term_stats (dataset_id, lexeme, df, bdf)
+          SELECT f.dataset_id, l.lexeme, 0, count(*)::int FROM filled f CROSS JOIN LATERAL (${broaderOnly(sql`f`)}) AS l(lexeme)
+          GROUP BY f.dataset_id, l.lexeme
+          ON CONFLICT (dataset_id, lexeme) DO UPDATE SET bdf = gb_term_stats.bdf + excluded.bdf
+        )
+        SELECT count(*)::int AS n FROM filled`,
+    countRow,
+  );
+  return done?.n ?? 0;
+}
+
+/** Fills broader words and analyzes stale tables now and every ANALYZE_EVERY_MS until stopped. */
 export function startMaintenance(database: Database, everyMs = ANALYZE_EVERY_MS): { stop(): Promise<void> } {
   let stopped = false;
   let busy: Promise<void> | null = null;
@@ -62,7 +96,11 @@ export function startMaintenance(database: Database, everyMs = ANALYZE_EVERY_MS)
   const tick = () => {
     if (stopped || busy) return;
     // behind the calls users wait on (lanes.ts): an ANALYZE takes tens of milliseconds
-    busy = inBackground(() => analyzeStale(database.db))
+    busy = inBackground(async () => {
+      // the broader words of chunks stored before they existed, a batch at a time behind the calls users wait on
+      while (!stopped && (await fillBroader(database.db)) > 0) await turn();
+      await analyzeStale(database.db);
+    })
       .then(
         () => {},
         (e: unknown) => {

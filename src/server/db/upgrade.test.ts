@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Database, openDatabase } from "./client";
+import { fillBroader } from "./maintenance";
 import { migrate, migrationsFolder } from "./migrate";
 import { queryRows } from "./rows";
 import { createScratchDatabase } from "./scratch";
@@ -88,6 +89,21 @@ for (const driver of ["pglite", "postgres"] as const) {
         expect(stats).toEqual({ chunks: 2, lexemes: stats!.actual, actual: stats!.actual });
         // "omar play jazz/blues friday" had 4 lexemes; read as words, 5
         expect(stats!.actual).toBe(5 + 4);
+
+        // 0017: the broader words of chunks stored before them, filled in by the maintenance loop
+        const bdf = async (lexeme: string) =>
+          (await queryRows<{ bdf: number }>(db.db, sql`SELECT bdf FROM gb_term_stats WHERE dataset_id = ${datasetId} AND lexeme = ${lexeme}`))[0]?.bdf ?? 0;
+        const todo = async () =>
+          (await queryRows<{ n: number }>(db.db, sql`SELECT count(*)::int AS n FROM gb_chunks WHERE dataset_id = ${datasetId} AND broader IS NULL`))[0]?.n;
+        expect(await todo()).toBe(2);
+        expect(await bdf("weekday")).toBe(0);
+        while ((await fillBroader(db.db, 1)) > 0);
+        expect(await todo()).toBe(0);
+        // "Fridays" are weekdays, "blues" is music in both texts; counted once per chunk, and once only
+        expect(await bdf("weekday")).toBe(1);
+        expect(await bdf("music")).toBe(2);
+        expect(await fillBroader(db.db)).toBe(0);
+        expect(await bdf("weekday")).toBe(1);
       } finally {
         rmSync(before, { recursive: true, force: true });
       }

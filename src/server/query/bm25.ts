@@ -12,8 +12,14 @@ import { queryRows } from "../db/rows";
 
 export interface Term {
   lexeme: string;
+  /** chunks that say it */
   df: number;
+  /** its inverse document frequency: of df, or of df + bdf when no chunk says it */
   idf: number;
+  /** chunks whose broader words hold it and whose own words do not (src/server/text/broader.ts) */
+  bdf: number;
+  /** the inverse document frequency of df + bdf: what a broader word weighs */
+  bidf: number;
 }
 
 export interface TermWeights {
@@ -29,21 +35,20 @@ const COMMON = 0.2;
 
 /** The question's terms are read as the stored texts are ("/" a space: see englishTsv in the schema). */
 export async function termWeights(db: Db, datasetId: string, question: string): Promise<TermWeights> {
-  const rows = await queryRows<{ lexeme: string; df: number | null; chunks: number | null; lexemes: number | null }>(
+  const rows = await queryRows<{ lexeme: string; df: number | null; bdf: number | null; chunks: number | null; lexemes: number | null }>(
     db,
-    sql`SELECT l.lexeme, s.df, st.chunks, st.lexemes
+    sql`SELECT l.lexeme, s.df, s.bdf, st.chunks, st.lexemes
         FROM unnest(tsvector_to_array(to_tsvector('english', translate(${question}, '/', ' ')))) AS l(lexeme)
         LEFT JOIN gb_term_stats s ON s.dataset_id = ${datasetId} AND s.lexeme = l.lexeme
         LEFT JOIN gb_search_stats st ON st.dataset_id = ${datasetId}`,
   );
   const n = Number(rows[0]?.chunks ?? 0);
   const avgLength = n > 0 ? Number(rows[0]?.lexemes ?? 0) / n : 1;
+  const idf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
   const terms = rows
-    .filter((r) => Number(r.df ?? 0) > 0)
-    .map((r) => {
-      const df = Number(r.df);
-      return { lexeme: r.lexeme, df, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) };
-    })
+    .map((r) => ({ lexeme: r.lexeme, df: Number(r.df ?? 0), bdf: Number(r.bdf ?? 0) }))
+    .filter((t) => t.df + t.bdf > 0)
+    .map((t) => ({ ...t, idf: idf(t.df > 0 ? t.df : t.bdf), bidf: idf(t.df + t.bdf) }))
     .sort((a, b) => b.idf - a.idf);
   return { terms, chunks: n, avgLength };
 }
@@ -62,6 +67,15 @@ export function selecting(w: TermWeights): Term[] {
 /** `column @@ <selecting terms>`: the rows worth scoring. */
 export function matches(column: SQL, w: TermWeights): SQL {
   return sql`${column} @@ ${tsquery(selecting(w))}::tsquery`;
+}
+
+/**
+ * `column @@ <terms>` for a chunk's broader words (broader_tsv): the terms some chunk holds as a
+ * broader word, rare counting those too; false when there are none.
+ */
+export function matchesBroader(column: SQL, w: TermWeights): SQL {
+  const rare = w.terms.filter((t) => t.bdf > 0 && t.df + t.bdf <= Math.max(1, w.chunks * COMMON));
+  return rare.length ? sql`${column} @@ ${tsquery(rare)}::tsquery` : sql`false`;
 }
 
 /** The BM25 score of `column` (a tsvector), with the length norm when `normalise`. */

@@ -188,6 +188,18 @@ describeEachDriver("query", (ctx) => {
     expect(byText.get("x1")!).toBeLessThan(byText.get("y1")!);
   });
 
+  it("finds a text by the kind of what it names (broader words), though no text says the kind", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    await remember(ds.name, "Omar practises the cello every evening.", { source: { kind: "note", id: "cello" } });
+    await remember(ds.name, "Omar repaints the harbour crane every evening.", { source: { kind: "note", id: "crane" } });
+    // "instrument" is in no text: a term only through "cello"'s broader words (without them, the
+    // newer text would come first on "Omar" alone)
+    const byText = await chunksTextRanks(ds.name, "Which instrument does Omar have?");
+    expect(byText.get("cello")).toBe(1);
+    expect(byText.get("crane") ?? Infinity).toBeGreaterThan(1);
+  });
+
   it('reads words joined by "/" as words, in texts and in questions (the parser took "jazz/blues" for one file path)', async () => {
     const { app } = ctx();
     const ds = await freshDataset(app);

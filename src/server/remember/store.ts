@@ -1,3 +1,4 @@
+import { broaderOnly, broaderWords } from "../text/broader";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { column, queryRows, rowDecoder } from "../db/rows";
@@ -112,16 +113,22 @@ export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult
           RETURNING series_position
         ),
         chunk_row AS (
-          INSERT INTO gb_chunks (dataset_id, id, text_id, run_id, idx, content, summary, token_count, embedding, created_at)
+          INSERT INTO gb_chunks (dataset_id, id, text_id, run_id, idx, content, summary, token_count, embedding, broader, created_at)
           SELECT ${datasetId}, ${input.chunk.id}, ${t.id}, ${runId}, ${input.chunk.index}, ${input.chunk.content}, ${input.chunk.summary},
-                 ${input.chunk.tokenCount}, ${realArray(input.chunk.embedding)}::real[], ${now}::timestamptz
+                 ${input.chunk.tokenCount}, ${realArray(input.chunk.embedding)}::real[], ${broaderWords(input.chunk.content)}, ${now}::timestamptz
           WHERE ${held}
-          RETURNING search_tsv
+          RETURNING search_tsv, broader_tsv
         ),
         term_counts AS (
           INSERT INTO gb_term_stats (dataset_id, lexeme, df)
           SELECT ${datasetId}, unnest(tsvector_to_array(search_tsv)), 1 FROM chunk_row
           ON CONFLICT (dataset_id, lexeme) DO UPDATE SET df = gb_term_stats.df + 1
+        ),
+        broader_counts AS (
+          -- the lexemes of its broader words that the chunk does not say (none of term_counts' rows)
+          INSERT INTO gb_term_stats (dataset_id, lexeme, df, bdf)
+          SELECT ${datasetId}, l.lexeme, 0, 1 FROM chunk_row CROSS JOIN LATERAL (${broaderOnly(sql`chunk_row`)}) AS l(lexeme)
+          ON CONFLICT (dataset_id, lexeme) DO UPDATE SET bdf = gb_term_stats.bdf + 1
         ),
         search_counts AS (
           INSERT INTO gb_search_stats (dataset_id, chunks, lexemes)

@@ -1,3 +1,4 @@
+import { broaderOnly } from "../text/broader";
 import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { queryRows } from "../db/rows";
@@ -77,9 +78,17 @@ async function uncountTerms(tx: Db, datasetId: string, chunkIds: string[]): Prom
       GROUP BY lexeme)
     UPDATE gb_term_stats s SET df = s.df - gone.n FROM gone
     WHERE s.dataset_id = ${datasetId} AND s.lexeme = gone.lexeme`);
+  await tx.execute(sql`
+    WITH gone AS (
+      SELECT l.lexeme, count(*)::int AS n
+      FROM gb_chunks c CROSS JOIN LATERAL (${broaderOnly(sql`c`)}) AS l(lexeme)
+      WHERE c.dataset_id = ${datasetId} AND c.id IN ${chunkIn}
+      GROUP BY l.lexeme)
+    UPDATE gb_term_stats s SET bdf = s.bdf - gone.n FROM gone
+    WHERE s.dataset_id = ${datasetId} AND s.lexeme = gone.lexeme`);
   const [dropped] = await queryRows<{ n: number }>(
     tx,
-    sql`WITH d AS (DELETE FROM gb_term_stats WHERE dataset_id = ${datasetId} AND df <= 0 RETURNING 1) SELECT count(*)::int AS n FROM d`,
+    sql`WITH d AS (DELETE FROM gb_term_stats WHERE dataset_id = ${datasetId} AND df <= 0 AND bdf <= 0 RETURNING 1) SELECT count(*)::int AS n FROM d`,
   );
   await tx.execute(sql`
     UPDATE gb_search_stats st SET chunks = st.chunks - g.n, lexemes = st.lexemes - g.l

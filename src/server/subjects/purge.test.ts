@@ -1,3 +1,4 @@
+import { broaderOnly } from "../text/broader";
 import { and, eq, sql } from "drizzle-orm";
 import { expect, it } from "vitest";
 import { callerFor, rejection, TEST_OWNER } from "../../test/callers";
@@ -40,14 +41,18 @@ async function orphans(db: Db, datasetId: string) {
 
 /** The full-text statistics as kept, and as recounted from the chunks. */
 async function stats(db: Db, datasetId: string) {
-  const kept = await queryRows<{ lexeme: string; df: number }>(
+  const kept = await queryRows<{ lexeme: string; df: number; bdf: number }>(
     db,
-    sql`SELECT lexeme, df FROM gb_term_stats WHERE dataset_id = ${datasetId} ORDER BY lexeme`,
+    sql`SELECT lexeme, df, bdf FROM gb_term_stats WHERE dataset_id = ${datasetId} ORDER BY lexeme`,
   );
-  const counted = await queryRows<{ lexeme: string; df: number }>(
+  // df: the chunks that say a lexeme; bdf: those whose broader words hold it and own words do not
+  const counted = await queryRows<{ lexeme: string; df: number; bdf: number }>(
     db,
-    sql`SELECT lexeme, count(*)::int AS df FROM gb_chunks, unnest(tsvector_to_array(search_tsv)) AS lexeme
-        WHERE dataset_id = ${datasetId} GROUP BY lexeme ORDER BY lexeme`,
+    sql`SELECT lexeme, count(*) FILTER (WHERE own)::int AS df, count(*) FILTER (WHERE NOT own)::int AS bdf FROM (
+          SELECT unnest(tsvector_to_array(search_tsv)) AS lexeme, true AS own FROM gb_chunks WHERE dataset_id = ${datasetId}
+          UNION ALL
+          SELECT l.lexeme, false FROM gb_chunks c CROSS JOIN LATERAL (${broaderOnly(sql`c`)}) AS l(lexeme) WHERE c.dataset_id = ${datasetId}
+        ) x GROUP BY lexeme ORDER BY lexeme`,
   );
   const [keptTotals] = await queryRows<{ chunks: number; lexemes: number }>(
     db,

@@ -84,6 +84,13 @@ export const chunks = pgTable(
     embedding: real("embedding").array(),
     createdAt: ts("created_at").notNull(),
     searchTsv: englishTsv("search_tsv", sql`coalesce(summary, '') || ' ' || content`),
+    /**
+     * What the content's nouns are kinds of (WordNet hypernyms: src/server/text/broader.ts), that
+     * chunks_text reads at a fraction of the chunk's own words; NULL until computed (chunks stored
+     * before it existed are filled in by the maintenance loop).
+     */
+    broader: text("broader"),
+    broaderTsv: englishTsv("broader_tsv", sql`coalesce(broader, '')`),
   },
   (t) => [
     primaryKey({ columns: [t.datasetId, t.id] }),
@@ -91,6 +98,9 @@ export const chunks = pgTable(
     uniqueIndex("gb_chunks_text_idx").on(t.datasetId, t.textId, t.index),
     // query: full text over chunk summaries and content
     index("gb_chunks_tsv_idx").using("gin", t.searchTsv).with(noPendingList),
+    index("gb_chunks_broader_tsv_idx").using("gin", t.broaderTsv).with(noPendingList),
+    // the maintenance loop: chunks whose broader words are still to compute
+    index("gb_chunks_broader_todo_idx").on(t.datasetId).where(sql`broader IS NULL`),
   ],
 );
 
@@ -205,6 +215,8 @@ export const termStats = pgTable(
     datasetId: uuid("dataset_id").notNull(),
     lexeme: text("lexeme").notNull(),
     df: integer("df").notNull(),
+    /** chunks whose broader words (broader_tsv) hold the lexeme and whose own words do not */
+    bdf: integer("bdf").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.datasetId, t.lexeme] })],
 );
