@@ -39,7 +39,7 @@ export async function seedGraph(db: Db, facts: number): Promise<{ datasetName: s
     FROM generate_series(1, ${texts}) i`);
   await db.execute(sql`
     INSERT INTO gb_chunks (dataset_id, id, text_id, run_id, idx, content, summary, token_count, broader, created_at)
-    SELECT dataset_id, md5(id::text || 'c')::uuid, id, run_id, 0, content, content, 24, ${broaderWords("Person likes and lives in Place near")}, created_at
+    SELECT dataset_id, md5(id::text || 'c')::uuid, id, run_id, 0, content, content, 24, ${await broaderWords("Person likes and lives in Place near")}, created_at
     FROM gb_texts WHERE dataset_id = ${id}`);
   await db.execute(sql`
     INSERT INTO gb_facts (dataset_id, id, subject_id, predicate, object_id, object_value, sentence, created_at, text_id, chunk_id, created_run_id)

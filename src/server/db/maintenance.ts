@@ -67,7 +67,8 @@ const countRow = rowDecoder({ n: column.int });
 export async function fillBroader(db: Db, batch = 200): Promise<number> {
   const todo = await queryRows(db, sql`SELECT dataset_id, id, content FROM gb_chunks WHERE broader IS NULL LIMIT ${batch}`, todoRow);
   if (!todo.length) return 0;
-  const rows = todo.map((c) => ({ dataset_id: c.dataset_id, id: c.id, broader: broaderWords(c.content) }));
+  const rows: { dataset_id: string; id: string; broader: string }[] = [];
+  for (const c of todo) rows.push({ dataset_id: c.dataset_id, id: c.id, broader: await broaderWords(c.content) });
   const [done] = await queryRows(
     db,
     sql`WITH filled AS (

@@ -97,6 +97,7 @@ export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult
     ...plan.duplicates.map((d) => ({ kind: "fact", id: d.factId })),
   ];
   const link = input.linkSeries && t.seriesKey !== null;
+  const broader = await broaderWords(input.chunk.content);
   const held = sql`EXISTS (SELECT 1 FROM run)`;
   const [stored] = await queryRows(
     db,
@@ -115,7 +116,7 @@ export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult
         chunk_row AS (
           INSERT INTO gb_chunks (dataset_id, id, text_id, run_id, idx, content, summary, token_count, embedding, broader, created_at)
           SELECT ${datasetId}, ${input.chunk.id}, ${t.id}, ${runId}, ${input.chunk.index}, ${input.chunk.content}, ${input.chunk.summary},
-                 ${input.chunk.tokenCount}, ${realArray(input.chunk.embedding)}::real[], ${broaderWords(input.chunk.content)}, ${now}::timestamptz
+                 ${input.chunk.tokenCount}, ${realArray(input.chunk.embedding)}::real[], ${broader}, ${now}::timestamptz
           WHERE ${held}
           RETURNING search_tsv, broader_tsv
         ),

