@@ -27,17 +27,30 @@ export async function openTestDatabase(driver: TestDriver): Promise<Database> {
     const template = inject("pgTemplate");
     if (!url || !template) throw new Error("no Postgres server for this run (TEST_DATABASE_URL unset)");
     const scratch = await createScratchDatabase(url, "gb_t", { template });
-    const database = await openDatabase({ driver: "postgres", url: scratch.url, max: 4 });
-    return {
-      ...database,
-      close: async () => {
-        await database.close();
-        await scratch.drop();
-      },
-    };
+    return dropOnClose(await openDatabase({ driver: "postgres", url: scratch.url, max: 4 }), scratch);
   }
   const template = readFileSync(inject("pgliteTemplate"));
   return openDatabase({ driver: "pglite", loadDataDir: new Blob([template]) });
+}
+
+/** The database, whose close also drops its scratch database. */
+function dropOnClose(database: Database, scratch: { drop(): Promise<void> }): Database {
+  return {
+    ...database,
+    close: async () => {
+      await database.close();
+      await scratch.drop();
+    },
+  };
+}
+
+/** An empty database, not migrated (for tests of the migrations themselves); closing it drops it. */
+export async function openEmptyDatabase(driver: TestDriver, prefix: string): Promise<Database> {
+  if (driver === "pglite") return openDatabase({ driver: "pglite" });
+  const url = inject("pgUrl");
+  if (!url) throw new Error("no Postgres server for this run (TEST_DATABASE_URL unset)");
+  const scratch = await createScratchDatabase(url, prefix);
+  return dropOnClose(await openDatabase({ driver: "postgres", url: scratch.url, max: 2 }), scratch);
 }
 
 /** The environment of a test app: builtin models, nothing from the shell. */

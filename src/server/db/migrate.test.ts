@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { type Database, openDatabase } from "./client";
+import { openEmptyDatabase } from "../../test/db";
+import type { Database } from "./client";
 import { migrate } from "./migrate";
 import { queryRows } from "./rows";
-import { createScratchDatabase } from "./scratch";
 import { StartupError } from "./startup-error";
 
 /*
@@ -30,19 +30,11 @@ function migrationsFolder(broken: string): string {
 for (const driver of ["pglite", "postgres"] as const) {
   describe.skipIf(driver === "postgres" && !pgUrl)(`a migration that fails [${driver}]`, () => {
     let database: Database | undefined;
-    let drop = async () => {};
     beforeAll(async () => {
-      if (driver === "pglite") {
-        database = await openDatabase({ driver: "pglite" });
-      } else {
-        const scratch = await createScratchDatabase(pgUrl!, "gb_t_migrate");
-        database = await openDatabase({ driver: "postgres", url: scratch.url, max: 2 });
-        drop = scratch.drop;
-      }
+      database = await openEmptyDatabase(driver, "gb_t_migrate");
     });
     afterAll(async () => {
       await database?.close();
-      await drop();
     });
 
     it("says which migration, where and why; keeps nothing; applies all once fixed", async () => {

@@ -4,11 +4,11 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { type Database, openDatabase } from "./client";
+import { openEmptyDatabase } from "../../test/db";
+import type { Database } from "./client";
 import { fillBroader } from "./maintenance";
 import { migrate, migrationsFolder } from "./migrate";
 import { queryRows } from "./rows";
-import { createScratchDatabase } from "./scratch";
 
 /*
  * A database made by an earlier release, upgraded: its rows go through the migrations written since.
@@ -33,19 +33,11 @@ function migrationsUpTo(lastTag: string): string {
 for (const driver of ["pglite", "postgres"] as const) {
   describe.skipIf(driver === "postgres" && !pgUrl)(`an upgraded database [${driver}]`, () => {
     let database: Database | undefined;
-    let drop = async () => {};
     beforeAll(async () => {
-      if (driver === "pglite") {
-        database = await openDatabase({ driver: "pglite" });
-      } else {
-        const scratch = await createScratchDatabase(pgUrl!, "gb_t_upgrade");
-        database = await openDatabase({ driver: "postgres", url: scratch.url, max: 2 });
-        drop = scratch.drop;
-      }
+      database = await openEmptyDatabase(driver, "gb_t_upgrade");
     });
     afterAll(async () => {
       await database?.close();
-      await drop();
     });
 
     it('0016 reads "/" as a space in stored chunks and counts their terms again', async () => {
