@@ -454,7 +454,10 @@ describeEachDriver("remember manager", (ctx, driver) => {
     b.start();
     expect(await a.waitFor(id!, 5000)).toEqual({ status: "succeeded", error: null });
     expect(await a.waitFor(next!, 5000)).toEqual({ status: "succeeded", error: null });
-    for (let i = 1; i < leases.length; i++) expect(leases[i]!).toBeGreaterThan(leases[i - 1]!);
+    // the lease only moves forward, and moved while the run took more than twice its length (a
+    // sample may see the same lease as the one before when the heartbeat is late under load)
+    for (let i = 1; i < leases.length; i++) expect(leases[i]!).toBeGreaterThanOrEqual(leases[i - 1]!);
+    expect(leases.at(-1)!).toBeGreaterThan(leases[0]!);
     expect(rec.runs.map((r) => r.id)).toEqual([id, next]);
     expect((await runRow(db(), id!)).lease_owner).toBe("a");
   });
