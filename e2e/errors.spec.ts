@@ -97,6 +97,23 @@ test("404, 400, 409, 413, 431 and 401 through the built app", async ({ request }
   expect(JSON.stringify(await batch.json())).toContain(`a batch may hold at most ${MAX_BATCH_CALLS} calls`);
 });
 
+test("short-term memory through the built app: capture, one upgrade per turn, limits as 400 with the field", async ({ request }) => {
+  const scope = { userId: "e2e-user", channelId: "e2e-channel", serverId: "e2e-server" };
+  const captured = await mutate(request, "stm.capture", { dataset: fixture.dataset, scope, messages: [{ role: "user", content: "we are planning a trip" }] });
+  expect(captured.status()).toBe(200);
+  const upgrade = (turnId: string, summary: string) => mutate(request, "stm.upgrade", { dataset: fixture.dataset, scope, turnId, summary });
+  expect(await (await upgrade("t1", "A trip is planned.")).json()).toMatchObject({ result: { data: { json: { applied: true, version: 1 } } } });
+  expect(await (await upgrade("t1", "again")).json()).toMatchObject({ result: { data: { json: { applied: false, reason: "already_upgraded_this_turn" } } } });
+  const long = await upgrade("t2", "x".repeat(2001));
+  expect(long.status()).toBe(400);
+  expect((await errorOf(long)).data.field).toBe("summary");
+  const badArgs = await mutate(request, "stm.executeToolCall", { dataset: fixture.dataset, scope, turnId: "t2", arguments: "{not json" });
+  expect(badArgs.status()).toBe(400);
+  expect((await errorOf(badArgs)).data.field).toBe("arguments");
+  const context = await query(request, "stm.context", { dataset: fixture.dataset, scope });
+  expect(await context.json()).toMatchObject({ result: { data: { json: { text: expect.stringContaining("A trip is planned."), cadence: { version: 1 } } } } });
+});
+
 test("a model server that fails is 502 BAD_GATEWAY with the reason", async ({ request }) => {
   const res = await mutate(request, "query.ask", { dataset: fixture.dataset, question: "[fail-answer] Where does Ann live?" });
   expect(res.status()).toBe(502);

@@ -64,6 +64,12 @@ export const EnvSchema = z
     GB_EXTRACT_CONCURRENCY: withDefault(z.coerce.number().int().min(1).max(64), 4),
     /** most tokens of source text query gives the model */
     GB_QUERY_TOKEN_BUDGET: withDefault(z.coerce.number().int().min(100).max(200_000), 2000),
+    /** short-term memory: the raw messages kept per scope key (the last ones) */
+    GB_STM_MAX_MESSAGES_PER_CHANNEL: withDefault(z.coerce.number().int().min(1).max(1000), 20),
+    /** short-term memory: the longest summary an upgrade may store, in characters */
+    GB_STM_MAX_SUMMARY_CHARS: withDefault(z.coerce.number().int().min(100).max(100_000), 2000),
+    /** short-term memory: the in-process message cache's size; the least recently used scopes' messages go first */
+    GB_STM_CACHE_MB: withDefault(z.coerce.number().int().min(1).max(65_536), 256),
     /** "off": a single-user local install, every caller is the default team's owner */
     GB_AUTH: withDefault(z.enum(["on", "off"]), "on"),
     /** signs session cookies; made and kept in the database when unset */

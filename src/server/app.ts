@@ -9,6 +9,7 @@ import { executeRememberRun } from "./remember/execute";
 import { startMaintenance } from "./db/maintenance";
 import { createRememberManager, type RememberManager, type StopReport } from "./remember/manager";
 import { initialiseDatabase } from "./startup";
+import { memoryCache, type MessageCache } from "./stm/cache";
 
 // where it always was, for scripts; it moved with the rest of the database start-up
 export { databaseOptions } from "./startup";
@@ -29,6 +30,8 @@ export interface App {
   readonly auth: Auth;
   /** per-key limits of remember and query calls */
   readonly rateLimits: RateLimits;
+  /** short-term memory's raw messages (src/server/stm/cache.ts) */
+  readonly stmCache: MessageCache;
   /**
    * Stops the worker and closes the database. Without `graceMs` it waits for the runs in
    * progress; with it (a shutdown: GB_SHUTDOWN_GRACE_MS), it waits that long and gives the runs
@@ -72,6 +75,7 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
     stageOptions: resolveStageOptions(env.GB_STAGE_MODELS),
     auth,
     rateLimits: createRateLimits(env),
+    stmCache: memoryCache(env.GB_STM_CACHE_MB * 1024 * 1024),
     remember: createRememberManager({
       db: db.db,
       concurrency: env.GB_REMEMBER_CONCURRENCY,

@@ -89,6 +89,14 @@ export function samples(f: Fixture): Record<string, unknown> {
     "graph.entity": { dataset: f.dataset, id: f.entityId },
     "graph.neighbourhood": { dataset: f.dataset, id: f.entityId, depth: 2, limit: 10 },
     "subjects.purge": { dataset: f.doomed, userId: "nobody-at-all" },
+    "stm.tool": undefined,
+    "stm.detectIntent": { message: "remember that the fuzz is fine" },
+    "stm.context": { dataset: f.dataset, scope: { userId: "fuzz-user", channelId: "fuzz-channel", serverId: "fuzz-server", personaId: "fuzz-persona" }, mode: "mixed" },
+    "stm.capture": { dataset: f.dataset, scope: { userId: "fuzz-user", channelId: "fuzz-channel", serverId: "fuzz-server", personaId: "fuzz-persona" }, messages: [{ role: "user", content: "hello", authorId: "fuzz-author", at: "2024-05-01T10:00:00Z" }] },
+    "stm.upgrade": { dataset: f.dataset, scope: { userId: "fuzz-user", channelId: "fuzz-channel", serverId: "fuzz-server", personaId: "fuzz-persona" }, turnId: "fuzz-turn", summary: "a summary", categories: { plans: "a trip" } },
+    "stm.executeToolCall": { dataset: f.dataset, scope: { userId: "fuzz-user", channelId: "fuzz-channel", serverId: "fuzz-server", personaId: "fuzz-persona" }, turnId: "fuzz-turn-2", arguments: '{"summary":"from a tool"}' },
+    "stm.clearChannel": { dataset: f.dataset, channelId: "fuzz-channel", serverId: "fuzz-server" },
+    "stm.clearUser": { dataset: f.dataset, userId: "fuzz-user" },
   };
 }
 

@@ -62,6 +62,7 @@ interface Case {
 }
 
 const none = () => undefined;
+const STM_SCOPE = { userId: "u-stm", channelId: "c-stm", serverId: "s-stm" };
 const notIn = (key: keyof Fixture) => (result: unknown, f: Fixture) => expect(JSON.stringify(result)).not.toContain(f[key]);
 const code = async (p: Promise<unknown>) => (await rejection(p)).code;
 /** the owner of the default team (the fixture's maker), for set-ups inside a check */
@@ -171,6 +172,38 @@ const CASES: Record<string, Case> = {
   "graph.entities": { input: (f) => ({ dataset: f.dataset }), cross: "not_found", restricted: "scoped" },
   "graph.entity": { input: (f) => ({ dataset: f.dataset, id: f.entityId }), cross: "not_found", restricted: "scoped" },
   "graph.neighbourhood": { input: (f) => ({ dataset: f.dataset, id: f.entityId }), cross: "not_found", restricted: "scoped" },
+  "stm.tool": {
+    input: none,
+    cross: { ownTeamOnly: (r) => expect(r).toMatchObject({ type: "function" }) },
+    restricted: async (call) => expect(await call(undefined)).toMatchObject({ function: { name: "update_short_term_memory" } }),
+  },
+  "stm.detectIntent": {
+    input: () => ({ message: "remember that I like tea" }),
+    cross: { ownTeamOnly: (r) => expect(r).toMatchObject({ memoryIntent: true }) },
+    restricted: async (call) => expect(await call({ message: "remember that I like tea" })).toMatchObject({ memoryIntent: true }),
+  },
+  "stm.context": { input: (f) => ({ dataset: f.dataset, scope: STM_SCOPE }), cross: "not_found", restricted: "scoped" },
+  "stm.capture": { input: (f) => ({ dataset: f.dataset, scope: STM_SCOPE, messages: [{ role: "user", content: "hello" }] }), cross: "not_found", restricted: "scoped" },
+  "stm.upgrade": {
+    input: (f) => ({ dataset: f.dataset, scope: STM_SCOPE, turnId: `t-${Math.random()}`, summary: "a summary" }),
+    cross: "not_found",
+    restricted: "scoped",
+  },
+  "stm.executeToolCall": {
+    input: (f) => ({ dataset: f.dataset, scope: STM_SCOPE, turnId: `t-${Math.random()}`, arguments: '{"summary":"from a tool"}' }),
+    cross: "not_found",
+    restricted: "scoped",
+  },
+  "stm.clearChannel": { input: (f) => ({ dataset: f.dataset, channelId: STM_SCOPE.channelId }), cross: "not_found", restricted: "scoped" },
+  "stm.clearUser": {
+    input: (f) => ({ dataset: f.dataset, userId: STM_SCOPE.userId }),
+    cross: "not_found",
+    restricted: async (call, f, o) => {
+      expect(await code(call({ dataset: o.dataset, userId: STM_SCOPE.userId }))).toBe("NOT_FOUND");
+      // no dataset named: all of its own, and only those
+      expect(await call({ userId: STM_SCOPE.userId })).toMatchObject({ datasets: [f.dataset] });
+    },
+  },
   "subjects.purge": {
     input: (f) => ({ dataset: f.dataset, userId: "u-alice" }),
     cross: "not_found",

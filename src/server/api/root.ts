@@ -4,6 +4,7 @@ import { graphRouter } from "./routers/graph";
 import { queryRouter } from "./routers/query";
 import { rememberRouter } from "./routers/remember";
 import { runsRouter } from "./routers/runs";
+import { stmRouter } from "./routers/stm";
 import { subjectsRouter } from "./routers/subjects";
 import { systemRouter } from "./routers/system";
 import { createCallerFactory, router } from "./trpc";
@@ -20,6 +21,7 @@ export const appRouter = router({
   query: queryRouter,
   graph: graphRouter,
   subjects: subjectsRouter,
+  stm: stmRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -4,9 +4,10 @@ import type { Db } from "../db/client";
 import { allDatasets, resolveDataset } from "../datasets/datasets";
 import { type PurgeReceipt, purgeSubject } from "./purge";
 import type { PurgeInput } from "./schemas";
+import type { MessageCache } from "../stm/cache";
 
 /** subjects.purge: the caller's datasets (or one), the purge in batches (purge.ts), then its audit event. */
-export async function purge({ db, caller, input }: { db: Db; caller: Caller; input: PurgeInput }): Promise<PurgeReceipt> {
+export async function purge({ db, caller, input, stmCache }: { db: Db; caller: Caller; input: PurgeInput; stmCache?: MessageCache }): Promise<PurgeReceipt> {
   const datasets = input.dataset ? [await resolveDataset(db, input.dataset, caller)] : await allDatasets({ db, scope: caller });
   const subject = input.userId !== undefined ? { userId: input.userId } : { entityId: input.entityId ?? "" };
   const actor = actorOf(caller);
@@ -15,6 +16,7 @@ export async function purge({ db, caller, input }: { db: Db; caller: Caller; inp
     datasets,
     subject,
     actor,
+    stmCache,
     record: (tx, receipt) =>
       recordAudit(tx, {
         teamId: caller.teamId,

@@ -8,6 +8,8 @@ import { batches, purgeGraph, type Subject, subjectTexts } from "./graph";
 import { turn } from "../slices";
 import { purgeRuns, type PurgeStamp } from "./runs";
 import { inIds, PurgedTables, RedactedTables, zeroTally } from "./tally";
+import { clearUserIn } from "../stm/stm";
+import type { MessageCache } from "../stm/cache";
 
 /*
  * subjects.purge (#5): deletes a person's data (by the app's userId, or by their entity) from the
@@ -58,6 +60,8 @@ export async function purgeSubject(args: {
   actor: PurgeActor;
   /** texts per transaction (default PURGE_BATCH) */
   batchSize?: number;
+  /** short-term memory's message cache, whose messages of the user go at once (without it, the rows alone) */
+  stmCache?: MessageCache;
   /** records the receipt (the audit event), in a transaction of its own after the last batch */
   record?: (tx: Db, receipt: PurgeReceipt) => Promise<void>;
 }): Promise<PurgeReceipt> {
@@ -79,6 +83,11 @@ export async function purgeSubject(args: {
         const gone = await purgeGraph(tx, ds.id, subject, batch, deleted);
         await purgeRuns(tx, ds.id, subject, gone, stamp, deleted, redacted);
       });
+    }
+    // a person's short-term memory goes with them (#14): an entity has none
+    if ("userId" in subject) {
+      const stm = await clearUserIn(args.stmCache, db, ds.id, subject.userId);
+      for (const [table, n] of Object.entries(stm.rows) as [keyof typeof stm.rows, number][]) deleted[table] += n;
     }
   }
   const receipt: PurgeReceipt = { id, at, subject: { kind, ref }, datasets: targets.map((d) => d.name), deleted, redacted, vacuumed: [] };

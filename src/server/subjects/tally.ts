@@ -11,6 +11,8 @@ export const PurgedTables = [
   "gb_inferences",
   "gb_remember_run_stage_outputs",
   "gb_query_run_stage_outputs",
+  "short_term_memories",
+  "short_term_memory_versions",
 ] as const;
 export type PurgedTable = (typeof PurgedTables)[number];
 

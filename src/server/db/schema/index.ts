@@ -4,3 +4,4 @@ export * from "./graph";
 export * from "./inferences";
 export { queryRuns, rememberRuns } from "./run-logs";
 export * from "./stage-outputs";
+export * from "./stm";
