@@ -90,6 +90,8 @@ export function samples(f: Fixture): Record<string, unknown> {
     "graph.neighbourhood": { dataset: f.dataset, id: f.entityId, depth: 2, limit: 10 },
     "subjects.purge": { dataset: f.doomed, userId: "nobody-at-all" },
     "stm.tool": undefined,
+    "stm.scopes": { dataset: f.dataset, userId: "fuzz-user", serverId: "fuzz-server", channelId: "fuzz-channel", cursor: Buffer.from(JSON.stringify(["2030-01-01T00:00:00.000Z", "shortterm:user:z"])).toString("base64url"), limit: 1 },
+    "stm.entry": { dataset: f.dataset, key: "shortterm:user:fuzz-user:fuzz-channel" },
     "stm.detectIntent": { message: "remember that the fuzz is fine" },
     "stm.context": { dataset: f.dataset, scope: { userId: "fuzz-user", channelId: "fuzz-channel", serverId: "fuzz-server", personaId: "fuzz-persona" }, mode: "mixed" },
     "stm.capture": { dataset: f.dataset, scope: { userId: "fuzz-user", channelId: "fuzz-channel", serverId: "fuzz-server", personaId: "fuzz-persona" }, messages: [{ role: "user", content: "hello", authorId: "fuzz-author", at: "2024-05-01T10:00:00Z" }] },

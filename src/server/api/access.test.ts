@@ -63,6 +63,8 @@ interface Case {
 
 const none = () => undefined;
 const STM_SCOPE = { userId: "u-stm", channelId: "c-stm", serverId: "s-stm" };
+/** the scope the clearing cases clear (not STM_SCOPE, whose key stm.entry reads) */
+const STM_CLEARED = { userId: "u-gone", channelId: "c-gone", serverId: "s-stm" };
 const notIn = (key: keyof Fixture) => (result: unknown, f: Fixture) => expect(JSON.stringify(result)).not.toContain(f[key]);
 const code = async (p: Promise<unknown>) => (await rejection(p)).code;
 /** the owner of the default team (the fixture's maker), for set-ups inside a check */
@@ -183,7 +185,13 @@ const CASES: Record<string, Case> = {
     restricted: async (call) => expect(await call({ message: "remember that I like tea" })).toMatchObject({ memoryIntent: true }),
   },
   "stm.context": { input: (f) => ({ dataset: f.dataset, scope: STM_SCOPE }), cross: "not_found", restricted: "scoped" },
-  "stm.capture": { input: (f) => ({ dataset: f.dataset, scope: STM_SCOPE, messages: [{ role: "user", content: "hello" }] }), cross: "not_found", restricted: "scoped" },
+  "stm.scopes": { input: (f) => ({ dataset: f.dataset }), cross: "not_found", restricted: "scoped" },
+  "stm.entry": {
+    input: (f) => ({ dataset: f.dataset, key: `shortterm:user:${STM_SCOPE.userId}:${STM_SCOPE.channelId}` }),
+    cross: "not_found",
+    restricted: "scoped",
+  },
+  "stm.capture": { input: (f) => ({ dataset: f.dataset, scope: STM_CLEARED, messages: [{ role: "user", content: "hello" }] }), cross: "not_found", restricted: "scoped" },
   "stm.upgrade": {
     input: (f) => ({ dataset: f.dataset, scope: STM_SCOPE, turnId: `t-${Math.random()}`, summary: "a summary" }),
     cross: "not_found",
@@ -194,14 +202,14 @@ const CASES: Record<string, Case> = {
     cross: "not_found",
     restricted: "scoped",
   },
-  "stm.clearChannel": { input: (f) => ({ dataset: f.dataset, channelId: STM_SCOPE.channelId }), cross: "not_found", restricted: "scoped" },
+  "stm.clearChannel": { input: (f) => ({ dataset: f.dataset, channelId: STM_CLEARED.channelId }), cross: "not_found", restricted: "scoped" },
   "stm.clearUser": {
-    input: (f) => ({ dataset: f.dataset, userId: STM_SCOPE.userId }),
+    input: (f) => ({ dataset: f.dataset, userId: STM_CLEARED.userId }),
     cross: "not_found",
     restricted: async (call, f, o) => {
-      expect(await code(call({ dataset: o.dataset, userId: STM_SCOPE.userId }))).toBe("NOT_FOUND");
+      expect(await code(call({ dataset: o.dataset, userId: STM_CLEARED.userId }))).toBe("NOT_FOUND");
       // no dataset named: all of its own, and only those
-      expect(await call({ userId: STM_SCOPE.userId })).toMatchObject({ datasets: [f.dataset] });
+      expect(await call({ userId: STM_CLEARED.userId })).toMatchObject({ datasets: [f.dataset] });
     },
   },
   "subjects.purge": {
@@ -272,6 +280,8 @@ describeEachDriver("access to every procedure", (ctx) => {
     const asked = await owner.query.ask({ dataset: ds.name, question: "Where does Alice live?" });
     const [inference] = await queryRows<{ id: string }>(app.database.db, sql`SELECT id FROM gb_inferences WHERE run_id = ${remembered.rememberRunId} LIMIT 1`);
     const entities = await owner.graph.entities({ dataset: ds.name });
+    // a short-term memory key for stm.entry (the clearing cases clear another scope)
+    await owner.stm.capture({ dataset: ds.name, scope: STM_SCOPE, messages: [{ role: "user", content: "hello" }] });
     if (!inference || !entities.items[0]) throw new Error("fixture incomplete");
     return { dataset: ds.name, datasetId: ds.id, rememberRunId: remembered.rememberRunId, queryRunId: asked.queryRunId, inferenceId: inference.id, entityId: entities.items[0].id };
   }

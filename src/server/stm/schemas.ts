@@ -137,3 +137,24 @@ export type ClearUserInput = z.infer<typeof ClearUserInput>;
 
 export const DetectIntentInput = z.object({ message: text().max(20_000) }).strict();
 export type DetectIntentInput = z.infer<typeof DetectIntentInput>;
+
+export const ScopesInput = z
+  .object({
+    dataset: DatasetName,
+    /** keys of this user (their user keys and the server keys they wrote to) */
+    userId: ScopeId.optional(),
+    serverId: ScopeId.optional(),
+    channelId: ScopeId.optional(),
+    cursor: text().max(2000).optional(),
+    limit: z.number().int().min(1).max(200).default(50),
+  })
+  .strict();
+export type ScopesInput = z.infer<typeof ScopesInput>;
+
+export const EntryInput = z
+  .object({
+    dataset: DatasetName,
+    key: text().min(1).max(600),
+  })
+  .strict();
+export type EntryInput = z.infer<typeof EntryInput>;

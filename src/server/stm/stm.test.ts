@@ -212,6 +212,47 @@ describeEachDriver(
       expect((await api().stm.context({ dataset: ds.name, scope: { userId: "u2", channelId: "dm2" } })).text).toBe("");
     });
 
+    it("the admin reads: scopes by user, server or channel, paged; one key with its messages and versions", async () => {
+      const ds = await freshDataset(ctx().app, "stm");
+      await api().stm.capture({ dataset: ds.name, scope: guild, messages: [say("in general")] });
+      await api().stm.capture({ dataset: ds.name, scope: dm, messages: [say("in a DM")] });
+      await api().stm.capture({ dataset: ds.name, scope: { userId: "u2", channelId: "general", serverId: "s1" }, messages: [say("u2 speaks")] });
+      await api().stm.upgrade({ dataset: ds.name, scope: dm, turnId: "a", summary: "first" });
+      await api().stm.upgrade({ dataset: ds.name, scope: dm, turnId: "b", summary: "second" });
+      const all = await api().stm.scopes({ dataset: ds.name });
+      expect(all.items).toHaveLength(4);
+      expect(all.items[0]).toMatchObject({ key: "shortterm:user:u1:dm1", summary: "second", version: 2 });
+      const ofU1 = await api().stm.scopes({ dataset: ds.name, userId: "u1" });
+      // their user keys and the server key they wrote to
+      expect(ofU1.items.map((i) => i.key).sort()).toEqual(["shortterm:server:s1:general", "shortterm:user:u1:dm1", "shortterm:user:u1:general"]);
+      expect((await api().stm.scopes({ dataset: ds.name, serverId: "s1", channelId: "general" })).items.map((i) => i.key).sort()).toEqual([
+        "shortterm:server:s1:general",
+        "shortterm:user:u1:general",
+        "shortterm:user:u2:general",
+      ]);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await api().stm.scopes({ dataset: ds.name, limit: 1, cursor });
+        seen.push(...page.items.map((i) => i.key));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      expect(seen).toEqual(all.items.map((i) => i.key));
+      const server = await api().stm.entry({ dataset: ds.name, key: "shortterm:server:s1:general" });
+      expect(server.messages.map((m) => [m.content, m.userId])).toEqual([
+        ["in general", "u1"],
+        ["u2 speaks", "u2"],
+      ]);
+      expect(server.writers).toEqual(["u1", "u2"]);
+      const d = await api().stm.entry({ dataset: ds.name, key: "shortterm:user:u1:dm1" });
+      expect(d.versions.map((v) => [v.version, v.summary, v.turnId])).toEqual([
+        [2, "second", "b"],
+        [1, "first", "a"],
+      ]);
+      expect(await rejection(api().stm.entry({ dataset: ds.name, key: "shortterm:user:nobody:x" }))).toMatchObject({ code: "NOT_FOUND" });
+      expect(await rejection(api().stm.scopes({ dataset: ds.name, cursor: "bm90IGEgY3Vyc29y" }))).toMatchObject({ code: "BAD_REQUEST", field: "cursor" });
+    });
+
     it("hydration: after a restart the durable state is back with empty message lists, which fill again", async () => {
       const ds = await freshDataset(ctx().app, "stm");
       await api().stm.capture({ dataset: ds.name, scope: guild, messages: [say("before the restart")] });
