@@ -136,7 +136,7 @@ export const QueryStages = [
     name: "query",
     model: true,
     policy: "fatal",
-    help: "Writes the answer from the retrieved context, citing the sources it used as [n]. (A session's short-term memory is not in this version: query.ask refuses `session` until it is.)",
+    help: "Writes the answer from the retrieved context, citing the sources it used as [n]. With a `scope`, the scope's short-term memory (its summary, notes and recent messages) joins the prompt to read the question by; the stage's output says which keys were used. The builtin provider answers from the sources alone.",
   },
 ] as const satisfies readonly StageDef[];
 

@@ -41,12 +41,9 @@ export function refusePlaceholders(kind: RunKind, field: string, stages: readonl
 }
 
 /**
- * query.ask's `session`: the session's short-term memory joins the context. Not in this version;
- * the short-term-memory issue switches it on here (true), with its stages.
+ * Refuses query.ask's `session`, deprecated: short-term memory is asked for by `scope` ({ userId,
+ * channelId, serverId?, personaId? }), which a session id alone does not name.
  */
-export const SHORT_TERM_MEMORY = false;
-
-/** Refuses query.ask's `session` while short-term memory is not in this version. */
 export function refuseSession(session: string | undefined): void {
-  if (session !== undefined && !SHORT_TERM_MEMORY) throw new ValidationError("session", "is not in this version (short-term memory is not there yet)");
+  if (session !== undefined) throw new ValidationError("session", "is replaced by `scope` ({ userId, channelId, serverId?, personaId? }): short-term memory is kept per scope");
 }

@@ -40,7 +40,7 @@ export interface Models {
   summarize(input: { text: string; speaker?: string | null }, opts?: CallOptions): Promise<Summary>;
   resolveEdges(input: ResolveEdgesInput, opts?: CallOptions): Promise<ResolveEdges>;
   embed(input: { texts: string[] }, opts?: CallOptions): Promise<number[][]>;
-  answer(input: { question: string; context: ContextItem[] }, opts?: CallOptions): Promise<Answer>;
+  answer(input: { question: string; context: ContextItem[]; memory?: string }, opts?: CallOptions): Promise<Answer>;
   chat(input: { messages: ChatMessage[]; tools?: ToolDef[] }, opts?: CallOptions): Promise<ChatReply>;
 }
 

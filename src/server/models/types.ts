@@ -176,7 +176,8 @@ export interface ModelProvider {
   /** one vector per text, all of `dimensions` length, L2-normalised */
   embed(input: { texts: string[] }, opts: CallOptions, control?: CallControl): Promise<ModelResult<number[][]>>;
   answer(
-    input: { question: string; context: ContextItem[] },
+    /** `memory`: the asker's short-term memory (stm.context's text), to read the question by; not a source to cite */
+    input: { question: string; context: ContextItem[]; memory?: string },
     opts: CallOptions,
     control?: CallControl,
   ): Promise<ModelResult<Answer>>;

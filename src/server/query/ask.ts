@@ -7,10 +7,19 @@ import { recordedModels } from "../models/record";
 import { run } from "../pipeline";
 import { createRunLog } from "../runs/run-log";
 import { refuseSession } from "../stages";
+import type { Scope } from "../stm/schemas";
+import { context } from "../stm/stm";
 import { QueryJob } from "./job";
 import type { ListName } from "./lists/registry";
 import { queryPipeline } from "./pipeline";
 import type { AskInput, AskResult } from "./schemas";
+
+/** The scope's short-term memory for the answer's prompt: the keys it holds and their text. */
+async function shortTermOf(app: App, caller: Caller, dataset: string, scope: Scope): Promise<{ keys: string[]; text: string }> {
+  const c = await context({ app, caller, input: { dataset, scope, mode: "mixed" } });
+  const keys = [c.sameChannel, ...c.otherChannels].filter((e) => e !== null).map((e) => e.key);
+  return { keys, text: c.text };
+}
 
 /**
  * query.ask: runs the query pipeline in the caller's request (no queue), under its run log.
@@ -21,6 +30,8 @@ export async function ask({ app, caller, input, skipLists }: { app: App; caller:
   const db = app.database.db;
   await app.rateLimits.take("query", caller);
   const dataset = await resolveDataset(db, input.dataset, caller);
+  // read before the run log starts: a failure here (the cache unreachable) leaves no run behind
+  const shortTerm = input.scope ? await shortTermOf(app, caller, input.dataset, input.scope) : null;
   const params = { ...input, asOf: input.asOf?.toISOString() ?? null };
   // a query takes milliseconds: its stage writes go out in order without holding it up
   const log = await createRunLog(db, "query", { datasetId: dataset.id, userId: actorId(caller), params }, { awaitWrites: false });
@@ -33,7 +44,17 @@ export async function ask({ app, caller, input, skipLists }: { app: App; caller:
     stageOptions: resolveStageOptions(app.stageOptions, input.options?.stages),
   });
   const job = new QueryJob(
-    { db, models, datasetId: dataset.id, runId, pgvector: app.database.vector, tokenBudget: app.env.GB_QUERY_TOKEN_BUDGET, providers: { geo: false }, skipLists },
+    {
+      db,
+      models,
+      datasetId: dataset.id,
+      runId,
+      pgvector: app.database.vector,
+      tokenBudget: app.env.GB_QUERY_TOKEN_BUDGET,
+      providers: { geo: false },
+      skipLists,
+      shortTerm,
+    },
     input,
   );
   let error: Error | null = null;

@@ -27,6 +27,8 @@ export interface QueryRunContext {
    * eval's ablation (`npm run eval:locomo -- --ablate LIST`), never an API input.
    */
   skipLists?: readonly ListName[];
+  /** the asker's short-term memory (query.ask's `scope`), for the answer's prompt */
+  shortTerm?: { keys: string[]; text: string } | null;
 }
 
 export class QueryJob {
@@ -66,7 +68,8 @@ export class QueryJob {
 
   async retrieveGraph(): Promise<Output> {
     const weights = await this.termWeights();
-    if (weights.chunks === 0) return output({ lists: {}, retrieved: [], note: "the dataset is empty" }, Stop);
+    // nothing to retrieve: the fixed answer, unless short-term memory may answer
+    if (weights.chunks === 0) return output({ lists: {}, retrieved: [], note: "the dataset is empty" }, this.hasShortTerm() ? undefined : Stop);
     const vector = this.vector;
     const lists = await retrieveLists({
       db: this.ctx.db,
@@ -89,8 +92,12 @@ export class QueryJob {
       ...(vector ? {} : { vectors: this.vectorNote ?? "not searched: the embeddings of this provider are not semantic" }),
       retrieved: this.retrieved.map(receipt),
     };
-    // nothing known about it: the fixed answer, and no model is asked
-    return output(kept, this.given.length === 0 ? Stop : undefined);
+    // nothing known about it: the fixed answer, and no model is asked (unless short-term memory may answer)
+    return output(kept, this.given.length === 0 && !this.hasShortTerm() ? Stop : undefined);
+  }
+
+  private hasShortTerm(): boolean {
+    return !!this.ctx.shortTerm?.text.trim();
   }
 
   /** detect_geo runs when the question names a place and a geocoder is configured (#8). */
@@ -100,10 +107,17 @@ export class QueryJob {
 
   async answerQuestion(): Promise<Output> {
     const context = this.given.map((c, i) => ({ n: i + 1, text: c.text }));
-    const a = await this.ctx.models.answer({ question: this.input.question, context });
+    const shortTerm = this.ctx.shortTerm;
+    const a = await this.ctx.models.answer({ question: this.input.question, context, ...(shortTerm?.text.trim() ? { memory: shortTerm.text } : {}) });
     this.answer = a.answer;
     this.cited = a.cited.filter((n) => n >= 1 && n <= context.length);
-    return output({ given: this.given.map((c, i) => ({ n: i + 1, ...receipt(c) })), answer: this.answer, cited: this.cited });
+    return output({
+      given: this.given.map((c, i) => ({ n: i + 1, ...receipt(c) })),
+      // what of short-term memory joined the prompt: its keys and its length (the text is the scope's, not a receipt's)
+      ...(shortTerm ? { shortTerm: { keys: shortTerm.keys, chars: shortTerm.text.length } } : {}),
+      answer: this.answer,
+      cited: this.cited,
+    });
   }
 
   sources(): Source[] {

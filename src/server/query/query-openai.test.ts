@@ -64,6 +64,23 @@ describeEachDriver(
       expect(JSON.stringify(receipts[0]?.output)).toContain("facts_vector");
     });
 
+    it("gives the model the scope's short-term memory with the sources", async () => {
+      const { app } = ctx();
+      const ds = await freshDataset(app);
+      const api = callerFor(app);
+      expect((await api.remember.submit({ dataset: ds.name, text: "Alice lives in Paris.", wait: true })).status).toBe("succeeded");
+      const scope = { userId: "u-bob", channelId: "general", serverId: "s1" };
+      await api.stm.upgrade({ dataset: ds.name, scope, turnId: "t1", summary: "Bob is asking about his colleague Alice." });
+      answer = { answer: "Paris [1].", cited: [1] };
+      const before = fake.requests.length;
+      await api.query.ask({ dataset: ds.name, question: "Where does she live?", scope });
+      const chat = fake.requests.slice(before).find((q) => q.path.endsWith("/chat/completions"));
+      const sent = JSON.stringify(chat?.body);
+      expect(sent).toContain("Short-term memory:");
+      expect(sent).toContain("Bob is asking about his colleague Alice.");
+      expect(sent).toContain("[1] ");
+    });
+
     it("answers from the text lists when the question cannot be embedded, and flags the run", async () => {
       const { app } = ctx();
       const ds = await freshDataset(app);

@@ -235,13 +235,38 @@ describeEachDriver("query", (ctx) => {
     expect(await rejection(api.query.ask({ dataset: ds.name, question: " " }))).toMatchObject({ code: "BAD_REQUEST", field: "question" });
     expect(await rejection(api.query.ask({ dataset: ds.name, question: "q", limit: 0 }))).toMatchObject({ code: "BAD_REQUEST", field: "limit" });
     expect(await rejection(api.query.ask({ dataset: "nope-nope", question: "q" }))).toMatchObject({ code: "NOT_FOUND" });
-    // short-term memory is not in this version: a session is refused, not ignored
-    expect(await rejection(api.query.ask({ dataset: ds.name, question: "q", session: "chat-1" }))).toEqual({
+    // `session` is replaced by `scope`: refused with a note saying so, not ignored
+    expect(await rejection(api.query.ask({ dataset: ds.name, question: "q", session: "chat-1" }))).toMatchObject({
       code: "BAD_REQUEST",
       field: "session",
-      message: "session: is not in this version (short-term memory is not there yet)",
+      message: expect.stringContaining("is replaced by `scope`"),
+    });
+    expect(await rejection(api.query.ask({ dataset: ds.name, question: "q", scope: { userId: "u", channelId: "a b" } }))).toMatchObject({
+      code: "BAD_REQUEST",
+      field: "scope.channelId",
     });
     expect((await api.runs.query.list({ dataset: ds.name })).items).toEqual([]);
+  });
+
+  it("a scope's short-term memory joins the query stage, and its output says which keys", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const api = callerFor(app);
+    await remember(ds.name, "Dana teaches math in Oslo.");
+    const scope = { userId: "u-dana", channelId: "c1" };
+    await api.stm.capture({ dataset: ds.name, scope, messages: [{ role: "user", content: "I asked about Dana earlier" }] });
+    const r = await api.query.ask({ dataset: ds.name, question: "Where does Dana teach?", scope });
+    const outputs = await api.runs.query.outputs({ id: r.queryRunId, stage: "query" });
+    expect(outputs[0]?.output).toMatchObject({ shortTerm: { keys: ["shortterm:user:u-dana:c1"], chars: expect.any(Number) } });
+    expect((await api.runs.query.get({ id: r.queryRunId })).params).toMatchObject({ scope });
+    // without a scope, no short-term memory
+    const plain = await api.query.ask({ dataset: ds.name, question: "Where does Dana teach?" });
+    expect((await api.runs.query.outputs({ id: plain.queryRunId, stage: "query" }))[0]?.output).not.toHaveProperty("shortTerm");
+    // an empty dataset with short-term memory: the query stage still runs (the memory may answer)
+    const empty = await freshDataset(app);
+    await api.stm.capture({ dataset: empty.name, scope, messages: [{ role: "user", content: "hello" }] });
+    const e = await api.query.ask({ dataset: empty.name, question: "What did I say?", scope });
+    expect((await api.runs.query.get({ id: e.queryRunId })).stages.find((s: { name: string }) => s.name === "query")).toMatchObject({ status: "succeeded" });
   });
 
   it("answers 50 concurrent queries while a remember run is in progress", async () => {

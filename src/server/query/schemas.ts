@@ -4,6 +4,7 @@ import { QueryStages } from "../../lib/stages";
 import { DatasetName } from "../datasets/schemas";
 import { CallOptions } from "../models/types";
 import { SubjectUserId } from "../remember/schemas";
+import { Scope } from "../stm/schemas";
 
 const stageNames = QueryStages.map((s) => s.name) as [string, ...string[]];
 
@@ -11,7 +12,9 @@ export const AskInput = z
   .object({
     dataset: DatasetName,
     question: text().max(4000).refine((q) => q.trim().length > 0, "must not be empty"),
-    /** a chat session whose short-term memory joins the context (once short-term memory lands) */
+    /** the chat scope asking: its short-term memory (stm.context) joins the answer's prompt */
+    scope: Scope.optional(),
+    /** replaced by `scope`: refused with a note saying so (a session id alone does not name a scope) */
     session: text().min(1).max(500).optional(),
     /** the person asking, as the app names them; kept in the run's params so subjects.purge can find the run */
     userId: SubjectUserId.optional(),

@@ -35,7 +35,8 @@ export const ANSWER_PROMPT = `You answer a question from numbered context items,
 - Cite every item you use by its number in "cited", and put its marker [n] after the statement it supports in "answer".
 - Prefer the most recent item when items disagree, and say so if it matters.
 - Give dates as written in the items (absolute dates when they are given).
-- If the items do not contain the answer, say "I don't have any information about that." and cite nothing.`;
+- If the items do not contain the answer, say "I don't have any information about that." and cite nothing.
+- "Short-term memory", when given, is what was said recently in the asker's conversation: use it to understand the question (who "she" is, what "that" is) and you may answer from it, but cite only numbered items.`;
 
 export const RESOLVE_PROMPT = `You reconcile new information with an existing knowledge graph. Each new entity and each new fact comes with candidates: existing entities, or current facts, that may be the same or may conflict. Every candidate has a ref. Answer one row for every new entity and every new fact, by its n.
 
@@ -78,7 +79,8 @@ export function extractUserMessage(input: { text: string; occurredAt?: string | 
   return lines.join("\n");
 }
 
-export function answerUserMessage(input: { question: string; context: ContextItem[] }): string {
+export function answerUserMessage(input: { question: string; context: ContextItem[]; memory?: string }): string {
   const items = input.context.map((c) => `[${c.n}] ${c.text}`).join("\n");
-  return `Context:\n${items || "(none)"}\n\nQuestion: ${input.question}`;
+  const memory = input.memory?.trim() ? `Short-term memory:\n${input.memory.trim()}\n\n` : "";
+  return `${memory}Context:\n${items || "(none)"}\n\nQuestion: ${input.question}`;
 }
