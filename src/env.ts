@@ -15,6 +15,8 @@ const postgresUrl = z
   .string()
   .refine((v) => /^postgres(ql)?:\/\//.test(v), "must be a postgres:// or postgresql:// URL");
 
+const redisUrl = z.string().refine((v) => /^rediss?:\/\//.test(v), "must be a redis:// or rediss:// URL");
+
 const StageModels = z.record(
   z.string(),
   z.object({ model: z.string().min(1).optional(), reasoning: z.enum(["minimal", "low", "medium", "high"]).optional() }),
@@ -70,6 +72,17 @@ export const EnvSchema = z
     GB_STM_MAX_SUMMARY_CHARS: withDefault(z.coerce.number().int().min(100).max(100_000), 2000),
     /** short-term memory: the in-process message cache's size; the least recently used scopes' messages go first */
     GB_STM_CACHE_MB: withDefault(z.coerce.number().int().min(1).max(65_536), 256),
+    /** chat.turn: the most tool steps (model calls that call tools) in one turn */
+    GB_TURN_MAX_STEPS: withDefault(z.coerce.number().int().min(1).max(16), 4),
+    /** chat.turn with builtin models: the summary is upgraded (extractively) every this many turns */
+    GB_STM_UPGRADE_EVERY: withDefault(z.coerce.number().int().min(1).max(1000), 5),
+    /**
+     * Redis shared by several app processes: short-term memory's messages, the rate limits and the
+     * sign-in limit live there (not in each process); unset: in each process's memory
+     */
+    GB_REDIS_URL: opt(redisUrl),
+    /** the start of every Redis key of this install (several installs, or test runs, can share one Redis) */
+    GB_REDIS_PREFIX: withDefault(z.string().regex(/^[\w.:-]{1,64}$/, "must be 1-64 letters, digits or . _ : -"), "gb"),
     /** "off": a single-user local install, every caller is the default team's owner */
     GB_AUTH: withDefault(z.enum(["on", "off"]), "on"),
     /** signs session cookies; made and kept in the database when unset */

@@ -89,6 +89,13 @@ export function samples(f: Fixture): Record<string, unknown> {
     "graph.entity": { dataset: f.dataset, id: f.entityId },
     "graph.neighbourhood": { dataset: f.dataset, id: f.entityId, depth: 2, limit: 10 },
     "subjects.purge": { dataset: f.doomed, userId: "nobody-at-all" },
+    "chat.turn": {
+      dataset: f.dataset,
+      scope: { userId: "fuzz-user", channelId: "fuzz-channel", serverId: "fuzz-server", personaId: "fuzz-persona" },
+      message: "Where does Ann live?",
+      persona: "You are a fuzzed bot.",
+      turnId: "fuzz-chat-turn",
+    },
     "stm.tool": undefined,
     "stm.scopes": { dataset: f.dataset, userId: "fuzz-user", serverId: "fuzz-server", channelId: "fuzz-channel", cursor: Buffer.from(JSON.stringify(["2030-01-01T00:00:00.000Z", "shortterm:user:z"])).toString("base64url"), limit: 1 },
     "stm.entry": { dataset: f.dataset, key: "shortterm:user:fuzz-user:fuzz-channel" },

@@ -185,6 +185,7 @@ const CASES: Record<string, Case> = {
     restricted: async (call) => expect(await call({ message: "remember that I like tea" })).toMatchObject({ memoryIntent: true }),
   },
   "stm.context": { input: (f) => ({ dataset: f.dataset, scope: STM_SCOPE }), cross: "not_found", restricted: "scoped" },
+  "chat.turn": { input: (f) => ({ dataset: f.dataset, scope: STM_CLEARED, message: "hello there" }), cross: "not_found", restricted: "scoped" },
   "stm.scopes": { input: (f) => ({ dataset: f.dataset }), cross: "not_found", restricted: "scoped" },
   "stm.entry": {
     input: (f) => ({ dataset: f.dataset, key: `shortterm:user:${STM_SCOPE.userId}:${STM_SCOPE.channelId}` }),

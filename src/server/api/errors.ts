@@ -15,7 +15,7 @@ const AUTH_CODES: Record<string, TRPC_ERROR_CODE_KEY> = {
 /**
  * Each brand (errors.ts) and its answer. Decided by the brand, never by `instanceof`: the built
  * app has two copies of our classes. A model server that failed (after its retries) is a bad
- * gateway: the caller's request was fine.
+ * gateway: the caller's request was fine; a store that did not answer (Redis) is unavailable.
  */
 const ANSWERS: Partial<Record<ErrorKind, { code: TRPC_ERROR_CODE_KEY; status: number }>> = {
   not_found: { code: "NOT_FOUND", status: 404 },
@@ -25,6 +25,7 @@ const ANSWERS: Partial<Record<ErrorKind, { code: TRPC_ERROR_CODE_KEY; status: nu
   unauthorized: { code: "UNAUTHORIZED", status: 401 },
   forbidden: { code: "FORBIDDEN", status: 403 },
   rate_limited: { code: "TOO_MANY_REQUESTS", status: 429 },
+  unavailable: { code: "SERVICE_UNAVAILABLE", status: 503 },
   model: { code: "BAD_GATEWAY", status: 502 },
 };
 

@@ -1,4 +1,5 @@
 import { accountRouter, auditRouter, keysRouter, teamsRouter } from "./routers/access";
+import { chatRouter } from "./routers/chat";
 import { datasetsRouter } from "./routers/datasets";
 import { graphRouter } from "./routers/graph";
 import { queryRouter } from "./routers/query";
@@ -22,6 +23,7 @@ export const appRouter = router({
   graph: graphRouter,
   subjects: subjectsRouter,
   stm: stmRouter,
+  chat: chatRouter,
 });
 
 export type AppRouter = typeof appRouter;
