@@ -7,6 +7,7 @@ import { z } from "zod";
 import { benchMoves } from "./bench/moves";
 import { benchResponsiveness } from "./bench/responsiveness";
 import { SHAPES, type Shape } from "./bench/texts";
+import { benchStm, benchStmHttp } from "./bench/stm";
 
 /**
  * npm run bench — prints the figures of PRODUCT.md §10a that exist so far, ratios side by side.
@@ -21,7 +22,8 @@ import { SHAPES, type Shape } from "./bench/texts";
  * may take before it is reported unfinished (default 300), BENCH_RESPONSIVE_DBS its databases (default both),
  * BENCH_RESPONSIVE_SERVER=next to measure the built app (next start; build it first) rather than the
  * handler from source, BENCH_RESPONSIVE_LOADS the runs (default alone,probed), BENCH_ONLY picks sections (runner,
- * remember, query, moves, runs, http, responsive).
+ * remember, query, moves, runs, http, responsive, stm). BENCH_STM_SCOPES: the scope keys of the stm section
+ * (default 10000); BENCH_REDIS_URL (or TEST_REDIS_URL): its figures with the Redis message cache too.
  */
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
@@ -57,6 +59,11 @@ try {
     const on = process.env.BENCH_MOVES_DBS?.split(",");
     console.log(table(await benchMoves(dbs.filter((d) => !on || on.includes(d.name)), sizes, providers, maxQuestions)));
   }
+  if (want("stm")) {
+    const scopes = Number(process.env.BENCH_STM_SCOPES ?? 10_000);
+    console.log(`\nshort-term memory: stm.capture and stm.context at ${scopes} scope keys, in process`);
+    console.log(table(await benchStm(dbs, scopes, 500)));
+  }
   if (want("runs")) {
     const size = Number(process.env.BENCH_RUNS_LIST ?? 100_000);
     console.log(`\nthe admin run list on a dataset of ${size} remember runs (runs.remember.list, 50 a page)`);
@@ -76,6 +83,20 @@ if (want("http")) {
       await d.close().catch(() => {});
     }
   }
+}
+if (want("stm")) {
+  const scopes = Number(process.env.BENCH_STM_SCOPES ?? 10_000);
+  console.log(`\nshort-term memory over HTTP (server in a process of its own, key auth, one client), ${scopes} scope keys`);
+  const rows: string[][] = [["db", "cache", "scopes", "calls", "capture p50 ms", "capture p99 ms", "context p50 ms", "context p99 ms"]];
+  for (const d of await benchDatabases({ pgliteDir: true })) {
+    try {
+      const env: Record<string, string> = d.name === "pglite" ? { GB_DATA_DIR: d.dataDir ?? "", DATABASE_URL: "" } : { DATABASE_URL: d.url ?? "" };
+      rows.push(...(await benchStmHttp(d, env, scopes, 300)));
+    } finally {
+      await d.close().catch(() => {});
+    }
+  }
+  console.log(table(rows));
 }
 if (want("responsive")) {
   const shapes = z.array(z.enum(SHAPES)).parse((process.env.BENCH_RESPONSIVE_SHAPES ?? "story").split(",")) as Shape[];
