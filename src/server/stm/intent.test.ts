@@ -98,6 +98,15 @@ describe("detectIntent", () => {
     },
   );
 
+  it.each([
+    ["I'm vegan. Remember that.", "I'm vegan"],
+    ["My locker is 17! Please don't forget it.", "My locker is 17"],
+    ["From now on, remember that I take my coffee black.", "I take my coffee black"],
+    ["Going forward, keep in mind that Friday is my day off", "Friday is my day off"],
+  ])("a bare request after a sentence stores that sentence, and 'from now on' leads in: %j", (message, memoryText) => {
+    expect(detectIntent(message)).toEqual({ memoryIntent: true, memoryText });
+  });
+
   it("takes the first request with something to store", () => {
     expect(detectIntent("Remember this. Remember that my sister is called Ana.")).toEqual({
       memoryIntent: true,

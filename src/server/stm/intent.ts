@@ -23,9 +23,10 @@ export interface MemoryIntent {
   /**
    * What to remember: the request's sentence with the request words (and a trailing "please",
    * "thanks", "ok?" and the final punctuation) stripped, in the message's own characters. Absent
-   * when there is no intent, or when the request has nothing to store ("remember this",
-   * "don't forget!"): a bare request points at something said before, which the gate does not
-   * guess at.
+   * when there is no intent, or when a bare request ("remember this", "don't forget!") opens
+   * the message: it points at something said in an earlier message, which the gate does not guess
+   * at. A bare request after a sentence of the same message ("I'm vegan. Remember that.") stores
+   * that sentence.
    */
   memoryText?: string;
 }
@@ -52,13 +53,18 @@ export interface MemoryIntent {
 export function detectIntent(message: string): MemoryIntent {
   const text = message.replace(APOSTROPHES, "'");
   let bare = false;
+  let previous: Span | null = null;
   for (const s of sentenceSpans(text)) {
+    const before = previous;
+    previous = s;
     const sentence = text.slice(s.start, s.end);
     if (!KEYWORD.test(sentence)) continue;
     const found = requestIn(sentence);
     if (found === null) continue;
     let memoryText = message.slice(s.start + found.from, s.start + found.to).trim();
     if (memoryText === "" && found.colon) memoryText = linesAfter(message, s.end);
+    // "I'm vegan. Remember that.": a bare request points at the sentence before it
+    else if (memoryText === "" && before) memoryText = message.slice(before.start, before.start + bodyOf(text.slice(before.start, before.end)).end).trim();
     if (memoryText !== "") return { memoryIntent: true, memoryText };
     bare = true;
   }
@@ -178,7 +184,7 @@ const LEAD_INS: readonly { re: RegExp; modal?: true; polite?: true; strip?: true
   { re: /@[\w.-]+[\s,:]*/y, strip: true },
   // interjections and connectives
   {
-    re: /(?:hey|hi|hello|yo|ok|okay|k|so|oh|ah|also|and|plus|alright|all\s+right|right|well|now|btw|by\s+the\s+way|fyi|one\s+(?:more|last)\s+thing|last\s+thing|actually|just|thanks|thank\s+you)\b[\s,;:!—–-]*/iy,
+    re: /(?:hey|hi|hello|yo|ok|okay|k|so|oh|ah|also|and|plus|alright|all\s+right|right|well|now|btw|by\s+the\s+way|fyi|one\s+(?:more|last)\s+thing|last\s+thing|actually|just|thanks|thank\s+you|from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future)\b[\s,;:!—–-]*/iy,
     strip: true,
   },
   { re: /(?:please|pls|plz|kindly)\b[\s,;:—–-]*/iy, strip: true, polite: true },
