@@ -273,6 +273,27 @@ describeEachDriver(
         await restarted.stop();
       }
     });
+
+    it("deletion survives a restart: nothing of a forgotten user or a reset channel comes back", async () => {
+      const ds = await freshDataset(ctx().app, "stm");
+      await api().stm.capture({ dataset: ds.name, scope: dm, messages: [say("forget me")] });
+      await api().stm.upgrade({ dataset: ds.name, scope: dm, turnId: "t", summary: "about u1" });
+      await api().stm.capture({ dataset: ds.name, scope: guild, messages: [say("reset me")] });
+      await api().stm.clearUser({ dataset: ds.name, userId: "u1" });
+      const restarted = await createApp({ env: testEnv(), database: ctx().app.database, worker: false });
+      try {
+        const other = callerFor(restarted);
+        expect((await other.stm.scopes({ dataset: ds.name })).items).toEqual([]);
+        const c = await other.stm.context({ dataset: ds.name, scope: dm });
+        expect(c).toMatchObject({ text: "", sameChannel: null, otherChannels: [] });
+        expect(await versionsOf(ds.id)).toEqual([]);
+      } finally {
+        await restarted.stop();
+      }
+      // and in this process, a capture after the reset starts the key again without the old messages
+      await api().stm.capture({ dataset: ds.name, scope: dm, messages: [say("new start")] });
+      expect((await api().stm.context({ dataset: ds.name, scope: dm })).sameChannel?.messages.map((m) => m.content)).toEqual(["new start"]);
+    });
   },
   { env: () => ({ GB_STM_MAX_MESSAGES_PER_CHANNEL: "3", GB_STM_MAX_SUMMARY_CHARS: "500" }) },
 );
