@@ -1,3 +1,4 @@
+import { Redis } from "ioredis";
 import type { Env } from "../env";
 import { env as processEnv } from "../env";
 import type { Database } from "./db/client";
@@ -10,6 +11,7 @@ import { startMaintenance } from "./db/maintenance";
 import { createRememberManager, type RememberManager, type StopReport } from "./remember/manager";
 import { initialiseDatabase } from "./startup";
 import { memoryCache, type MessageCache } from "./stm/cache";
+import { redisCache } from "./stm/redis-cache";
 
 // where it always was, for scripts; it moved with the rest of the database start-up
 export { databaseOptions } from "./startup";
@@ -30,15 +32,15 @@ export interface App {
   readonly auth: Auth;
   /** per-key limits of remember and query calls */
   readonly rateLimits: RateLimits;
-  /** short-term memory's raw messages (src/server/stm/cache.ts) */
+  /** short-term memory's raw messages (src/server/stm/cache.ts; in Redis with GB_REDIS_URL: redis-cache.ts) */
   readonly stmCache: MessageCache;
   /**
-   * Stops the worker and closes the database. Without `graceMs` it waits for the runs in
+   * Stops the worker and closes the database (and Redis). Without `graceMs` it waits for the runs in
    * progress; with it (a shutdown: GB_SHUTDOWN_GRACE_MS), it waits that long and gives the runs
    * still in flight back to the queue.
    */
   close(opts?: { graceMs?: number }): Promise<StopReport>;
-  /** As close, but leaves the database open: for a caller that opened it and closes it itself (benches, scripts). */
+  /** As close, but leaves the database open: for a caller that opened it and closes it itself (benches, scripts). Closes Redis. */
   stop(opts?: { graceMs?: number }): Promise<StopReport>;
 }
 
@@ -63,19 +65,57 @@ export interface CreateAppOptions {
   pollMs?: number;
 }
 
+/**
+ * The process's Redis client (GB_REDIS_URL). While it has no connection its calls fail at once
+ * (no offline queue, one retry, a command timeout) rather than hang, and it reconnects on its
+ * own. Start-up waits a moment for the first connection but never fails on it: a Redis that is
+ * down is an error of the calls that need it. An outage is logged once, and its end.
+ */
+async function openRedis(url: string): Promise<Redis> {
+  const redis = new Redis(url, { lazyConnect: false, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 3000, connectTimeout: 3000 });
+  let down = false;
+  redis.on("error", (e: Error) => {
+    if (!down) console.error(`Redis (GB_REDIS_URL) is unavailable: ${e.message}; the calls that need it fail until it is back`);
+    down = true;
+  });
+  redis.on("ready", () => {
+    if (down) console.log("Redis (GB_REDIS_URL) is back");
+    down = false;
+  });
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off("ready", done).off("error", done);
+      resolve();
+    };
+    const timer = setTimeout(done, 3000);
+    redis.once("ready", done).once("error", done);
+  });
+  return redis;
+}
+
+async function closeRedis(redis: Redis | null): Promise<void> {
+  if (!redis || redis.status === "end") return;
+  if (redis.status !== "ready") return redis.disconnect();
+  await redis.quit().catch(() => redis.disconnect());
+}
+
 export async function createApp({ env, database, worker = true, pollMs }: CreateAppOptions): Promise<App> {
   // open, migrate, default rows: under one lock, so that processes can start together (startup.ts)
   const { database: db, auth } = await initialiseDatabase(env, database);
   // statistics that keep up with a growing dataset (PGlite has no autovacuum; a server's is a minute behind): maintenance.ts
   const maintenance = startMaintenance(db);
+  // GB_REDIS_URL: one client for the message cache and the limits, which the other processes share
+  const redis = env.GB_REDIS_URL ? await openRedis(env.GB_REDIS_URL) : null;
+  if (redis) auth.countLimitsIn(redis);
   const app: App = {
     env,
     database: db,
     provider: createProvider(env),
     stageOptions: resolveStageOptions(env.GB_STAGE_MODELS),
     auth,
-    rateLimits: createRateLimits(env),
-    stmCache: memoryCache(env.GB_STM_CACHE_MB * 1024 * 1024),
+    rateLimits: createRateLimits(env, redis),
+    stmCache: redis ? redisCache(redis, { prefix: env.GB_REDIS_PREFIX }) : memoryCache(env.GB_STM_CACHE_MB * 1024 * 1024),
     remember: createRememberManager({
       db: db.db,
       concurrency: env.GB_REMEMBER_CONCURRENCY,
@@ -91,6 +131,7 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
     stop: async (opts) => {
       const report = await app.remember.stop(opts);
       await maintenance.stop();
+      await closeRedis(redis);
       return report;
     },
     close: async (opts) => {

@@ -30,6 +30,8 @@ export type ErrorKind =
   | "unauthorized"
   | "forbidden"
   | "rate_limited"
+  /** a store the call needs (Redis, GB_REDIS_URL) did not answer */
+  | "unavailable"
   /** a model server failed or answered nonsense (models/types.ts) */
   | "model"
   /** the remember queue's: this process lost the run, or is stopping (never reach a client) */
@@ -43,7 +45,7 @@ export function errorKind(e: unknown): ErrorKind | null {
   return typeof kind === "string" ? (kind as ErrorKind) : null;
 }
 
-const DOMAIN_KINDS = new Set<ErrorKind>(["not_found", "conflict", "validation", "payload_too_large", "unauthorized", "forbidden", "rate_limited"]);
+const DOMAIN_KINDS = new Set<ErrorKind>(["not_found", "conflict", "validation", "payload_too_large", "unauthorized", "forbidden", "rate_limited", "unavailable"]);
 
 /**
  * The domain errors verbs throw. One adapter (api/errors.ts) maps them to tRPC and REST answers;
@@ -122,6 +124,36 @@ export class RateLimitedError extends DomainError {
     super(`rate limit for ${what} reached; retry in ${Math.ceil(retryAfterMs / 1000)} s`);
     this.name = "RateLimitedError";
   }
+}
+
+/**
+ * A store the call needs did not answer (Redis down, or refusing): the call fails and says so,
+ * and what it wrote durably before (the database comes first) stays written.
+ */
+export class UnavailableError extends DomainError {
+  readonly [ERROR_BRAND] = "unavailable";
+  constructor(what: string, reason: string, options?: { cause?: unknown }) {
+    super(`${what} is unavailable: ${reason}`, options);
+    this.name = "UnavailableError";
+  }
+}
+
+/** ioredis's words for a call made without a connection (no offline queue, retries spent, closed) */
+const NO_CONNECTION = /stream isn't writeable|connection is closed|max retries per request|not ready|no redis client|ECONN|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND/i;
+
+/**
+ * A failed Redis call as the caller may see it: why in a few words, never the address, a stack
+ * or the command. Anything but a lost connection or a timeout (Redis out of memory, a script
+ * error) is logged here with its own words; a lost connection is logged once by the client's
+ * listener (app.ts).
+ */
+export function redisUnavailable(what: string, e: unknown): UnavailableError {
+  const message = e instanceof Error ? e.message : String(e);
+  let reason = "the command failed";
+  if (NO_CONNECTION.test(message)) reason = "no connection";
+  else if (/timed out/i.test(message)) reason = "no answer in time";
+  else logError(`${what}: a Redis call failed`, e);
+  return new UnavailableError(what, reason, { cause: e });
 }
 
 /** The SQL of a drizzle "Failed query:" error, without the parameters its message carries. */

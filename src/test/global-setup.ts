@@ -9,7 +9,7 @@ import { createScratchDatabase } from "../server/db/scratch";
  * Once per test run: a migrated PGlite data dir dumped to a file, so each test file starts its
  * own PGlite from it in well under a second; and, when TEST_DATABASE_URL is set, a fresh
  * database on that server for this run (dropped at the end), so runs never see each other's rows
- * or an older schema.
+ * or an older schema. TEST_REDIS_URL, when set, is handed on as it is (src/test/redis.ts).
  */
 
 export const PGLITE_TEMPLATE = path.resolve(".test-data/pglite-template.tar");
@@ -21,6 +21,8 @@ declare module "vitest" {
     /** a migrated database to copy for each test file's own (CREATE DATABASE … TEMPLATE) */
     pgTemplate: string | null;
     pgliteTemplate: string;
+    /** TEST_REDIS_URL: a Redis the Redis tests share (each run under a key prefix of its own) */
+    redisUrl: string | null;
   }
 }
 
@@ -31,6 +33,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   writeFileSync(PGLITE_TEMPLATE, Buffer.from(await dump.arrayBuffer()));
   await lite.close();
   project.provide("pgliteTemplate", PGLITE_TEMPLATE);
+  const redisUrl = process.env.TEST_REDIS_URL || null;
+  if (!redisUrl) console.log("TEST_REDIS_URL is unset: the Redis tests (shared message cache, limits) are skipped.");
+  project.provide("redisUrl", redisUrl);
 
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {

@@ -1,11 +1,14 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
-import { betterAuth } from "better-auth";
+import { betterAuth, type BetterAuthRateLimitOptions } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { APIError, createAuthMiddleware } from "better-auth/api";
 import { count, eq, sql } from "drizzle-orm";
+import type { Redis } from "ioredis";
 import type { Env } from "../../env";
+import { toHttpError } from "../api/errors";
 import type { Db } from "../db/client";
+import { errorKind, redisUnavailable } from "../errors";
 import {
   authAccounts,
   authSessions,
@@ -58,8 +61,35 @@ function baseURL(env: Env) {
   return { allowedHosts: ["localhost", "localhost:*", "127.0.0.1", "127.0.0.1:*"], fallback: `http://localhost:${env.PORT}` };
 }
 
+type LimitStorage = NonNullable<BetterAuthRateLimitOptions["customStorage"]>;
+
+/**
+ * better-auth's limits (the sign-in limit) counted in Redis (GB_REDIS_URL), so that every process
+ * counts the same attempts: a fixed window per client address and path, under
+ * <GB_REDIS_PREFIX>:auth-rl:, in one round trip. The client is the App's, given once it is made.
+ * Only the limit: better-auth's secondaryStorage is not set, so sessions stay in the database.
+ */
+function redisLimitStorage(client: { redis?: Redis }, prefix: string): LimitStorage {
+  return {
+    async consume(key, rule) {
+      const k = `${prefix}:auth-rl:${key}`;
+      try {
+        if (!client.redis) throw new Error("no Redis client yet");
+        const res = await client.redis.multi().set(k, 0, "EX", rule.window, "NX").incr(k).pttl(k).exec();
+        const failed = res?.find(([err]) => err);
+        if (failed) throw failed[0];
+        const [n, ttlMs] = [Number(res?.[1]?.[1]), Number(res?.[2]?.[1])];
+        return n <= rule.max ? { allowed: true, retryAfter: null } : { allowed: false, retryAfter: Math.max(1, Math.ceil(ttlMs / 1000)) };
+      } catch (e) {
+        throw redisUnavailable("the sign-in limit's store (Redis)", e);
+      }
+    },
+  };
+}
+
 export function createAuth({ db, env, secret }: { db: Db; env: Env; secret: string }) {
-  return betterAuth({
+  const limits: { redis?: Redis } = {};
+  const auth = betterAuth({
     appName: "gligabao",
     secret,
     baseURL: baseURL(env),
@@ -80,6 +110,7 @@ export function createAuth({ db, env, secret }: { db: Db; env: Env; secret: stri
       window: 60,
       max: 100,
       customRules: { "/sign-in/email": { window: 60, max: 10 }, "/sign-up/email": { window: 60, max: 10 } },
+      ...(env.GB_REDIS_URL ? { customStorage: redisLimitStorage(limits, env.GB_REDIS_PREFIX) } : {}),
     },
     hooks: {
       // a failed sign-in is audited in the teams of the account it tried (none: an unknown email)
@@ -138,6 +169,23 @@ export function createAuth({ db, env, secret }: { db: Db; env: Env; secret: stri
           },
         },
       },
+    },
+  });
+  const handler = auth.handler;
+  return Object.assign(auth, {
+    /** GB_REDIS_URL: the process's client, which the limit counts in (app.ts) */
+    countLimitsIn(redis: Redis) {
+      limits.redis = redis;
+    },
+    // a limit whose Redis does not answer throws before better-auth's own error handling: 503, not 500
+    handler: async (request: Request): Promise<Response> => {
+      try {
+        return await handler(request);
+      } catch (e) {
+        if (errorKind(e) !== "unavailable") throw e;
+        const { status, message } = toHttpError(e);
+        return Response.json({ message }, { status });
+      }
     },
   });
 }

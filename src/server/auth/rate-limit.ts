@@ -1,13 +1,15 @@
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import type { Redis } from "ioredis";
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { Env } from "../../env";
-import { RateLimitedError } from "../errors";
+import { RateLimitedError, redisUnavailable } from "../errors";
 import type { Caller } from "./caller";
 
 /*
- * Calls per minute per API key for remember and query (GB_RATE_LIMIT_*), counted in this process
- * with rate-limiter-flexible's in-memory limiter. People in the admin pages are not limited.
- * Several app processes each count on their own (rate-limiter-flexible has Postgres and Redis
- * stores for a shared count when that matters).
+ * Calls per minute per API key for remember and query (GB_RATE_LIMIT_*), counted with
+ * rate-limiter-flexible: in this process, or with GB_REDIS_URL in Redis (keys
+ * <GB_REDIS_PREFIX>:rl:<call>:<key id>), so that all the processes behind a load balancer count
+ * together. People in the admin pages are not limited. A Redis that does not answer fails the
+ * call (SERVICE_UNAVAILABLE) rather than letting it through uncounted.
  */
 
 export type LimitedCall = "remember" | "query";
@@ -16,11 +18,19 @@ export interface RateLimits {
   take(call: LimitedCall, caller: Caller): Promise<void>;
 }
 
-export function createRateLimits(env: Env): RateLimits {
+/** The limits of the environment, counted in `redis` when given (the process's client, app.ts). */
+export function createRateLimits(env: Env, redis?: Redis | null): RateLimits {
   const perMinute: Record<LimitedCall, number> = { remember: env.GB_RATE_LIMIT_REMEMBER, query: env.GB_RATE_LIMIT_QUERY };
-  const limiters = new Map<LimitedCall, RateLimiterMemory>();
+  const limiters = new Map<LimitedCall, RateLimiterAbstract>();
   for (const call of ["remember", "query"] as const) {
-    if (perMinute[call] > 0) limiters.set(call, new RateLimiterMemory({ points: perMinute[call], duration: 60, keyPrefix: call }));
+    if (perMinute[call] <= 0) continue;
+    const opts = { points: perMinute[call], duration: 60 };
+    limiters.set(
+      call,
+      redis
+        ? new RateLimiterRedis({ ...opts, storeClient: redis, keyPrefix: `${env.GB_REDIS_PREFIX}:rl:${call}`, rejectIfRedisNotReady: true })
+        : new RateLimiterMemory({ ...opts, keyPrefix: call }),
+    );
   }
   return {
     async take(call, caller) {
@@ -30,7 +40,7 @@ export function createRateLimits(env: Env): RateLimits {
         await limiter.consume(caller.id);
       } catch (e) {
         if (e instanceof RateLimiterRes) throw new RateLimitedError(e.msBeforeNext, `${call} (${perMinute[call]} per minute per key)`);
-        throw e;
+        throw redis ? redisUnavailable("the rate-limit store (Redis)", e) : e;
       }
     },
   };
