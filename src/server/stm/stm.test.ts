@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { expect, it } from "vitest";
 import { callerFor, rejection } from "../../test/callers";
 import { describeEachDriver, freshDataset, testEnv } from "../../test/db";
+import { describeWithRedis } from "../../test/redis";
 import { createApp } from "../app";
 import { queryRows } from "../db/rows";
 import { purgeSubject } from "../subjects/purge";
@@ -17,9 +18,16 @@ it("a scope's keys: a DM has only its user key, a server channel also the server
   expect(scopeKeys({ ...guild, personaId: "p" }).map((k) => k.key)).toEqual(["shortterm:user:u1:general:p", "shortterm:server:s1:general:p"]);
 });
 
+/** GB_REDIS_URL and its prefix when the suite runs with the Redis message cache */
+type Cache = Record<string, string>;
+const STM_ENV = { GB_STM_MAX_MESSAGES_PER_CHANNEL: "3", GB_STM_MAX_SUMMARY_CHARS: "500" };
+
+/** Every point, on both drivers; with the in-process message cache, and with Redis's when TEST_REDIS_URL is set. */
+function suite(name: string, cache: () => Cache) {
 describeEachDriver(
-  "short-term memory",
+  name,
   (ctx) => {
+    const redis = () => "GB_REDIS_URL" in cache();
     const api = () => callerFor(ctx().app);
     const rowsOf = async (datasetId: string) =>
       queryRows<{ key: string; summary: string | null; version: number }>(
@@ -253,21 +261,24 @@ describeEachDriver(
       expect(await rejection(api().stm.scopes({ dataset: ds.name, cursor: "bm90IGEgY3Vyc29y" }))).toMatchObject({ code: "BAD_REQUEST", field: "cursor" });
     });
 
-    it("hydration: after a restart the durable state is back with empty message lists, which fill again", async () => {
+    it("hydration: after a restart the durable state is back with empty message lists (kept in Redis), which fill again", async () => {
       const ds = await freshDataset(ctx().app, "stm");
       await api().stm.capture({ dataset: ds.name, scope: guild, messages: [say("before the restart")] });
       await api().stm.upgrade({ dataset: ds.name, scope: guild, turnId: "t", categories: { mood: "cheerful" } });
       await api().stm.capture({ dataset: ds.name, scope: guild, messages: [say("after the upgrade")] });
       // another process on the same database: a new app, its own cache
-      const restarted = await createApp({ env: testEnv({ GB_STM_MAX_MESSAGES_PER_CHANNEL: "3", GB_STM_MAX_SUMMARY_CHARS: "500" }), database: ctx().app.database, worker: false });
+      const restarted = await createApp({ env: testEnv({ ...STM_ENV, ...cache() }), database: ctx().app.database, worker: false });
+      // the in-process cache starts empty; Redis's outlives the process
+      const before = redis() ? ["before the restart", "after the upgrade"] : [];
       try {
         const other = callerFor(restarted);
         const c = await other.stm.context({ dataset: ds.name, scope: guild, mode: "raw" });
-        expect(c.sameChannel).toMatchObject({ categories: { mood: "cheerful" }, messages: [] });
+        expect(c.sameChannel).toMatchObject({ categories: { mood: "cheerful" } });
+        expect(c.sameChannel?.messages.map((m) => m.content)).toEqual(before);
         expect(c.cadence).toMatchObject({ turnsSinceUpgrade: 1, version: 1 });
         await other.stm.capture({ dataset: ds.name, scope: guild, messages: [say("after the restart")] });
         const d = await other.stm.context({ dataset: ds.name, scope: guild, mode: "raw" });
-        expect(d.sameChannel?.messages.map((m) => m.content)).toEqual(["after the restart"]);
+        expect(d.sameChannel?.messages.map((m) => m.content)).toEqual([...before, "after the restart"].slice(-3));
         expect(d.cadence.turnsSinceUpgrade).toBe(2);
       } finally {
         await restarted.stop();
@@ -280,7 +291,7 @@ describeEachDriver(
       await api().stm.upgrade({ dataset: ds.name, scope: dm, turnId: "t", summary: "about u1" });
       await api().stm.capture({ dataset: ds.name, scope: guild, messages: [say("reset me")] });
       await api().stm.clearUser({ dataset: ds.name, userId: "u1" });
-      const restarted = await createApp({ env: testEnv(), database: ctx().app.database, worker: false });
+      const restarted = await createApp({ env: testEnv(cache()), database: ctx().app.database, worker: false });
       try {
         const other = callerFor(restarted);
         expect((await other.stm.scopes({ dataset: ds.name })).items).toEqual([]);
@@ -295,5 +306,9 @@ describeEachDriver(
       expect((await api().stm.context({ dataset: ds.name, scope: dm })).sameChannel?.messages.map((m) => m.content)).toEqual(["new start"]);
     });
   },
-  { env: () => ({ GB_STM_MAX_MESSAGES_PER_CHANNEL: "3", GB_STM_MAX_SUMMARY_CHARS: "500" }) },
+  { env: () => ({ ...STM_ENV, ...cache() }) },
 );
+}
+
+suite("short-term memory", () => ({}));
+describeWithRedis("with Redis", ({ url, prefix }) => suite("short-term memory (Redis message cache)", () => ({ GB_REDIS_URL: url, GB_REDIS_PREFIX: prefix })));
