@@ -17,5 +17,7 @@ export const ports = {
   hardening: [E2E_BASE + 31, E2E_BASE + 32, E2E_BASE + 33],
   /** auth on, low rate limit, openai models on the fake: errors.spec.ts */
   errors: E2E_BASE + 30,
+  /** auth on (a bootstrap owner and key), its own data dir: stm.spec.ts */
+  stm: E2E_BASE + 40,
   fakeModel: E2E_BASE + 98,
 } as const;

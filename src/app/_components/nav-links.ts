@@ -4,6 +4,7 @@ export const AdminLinks = [
   { href: "/admin/query", label: "Query" },
   { href: "/admin/graph", label: "Graph" },
   { href: "/admin/playground", label: "Playground" },
+  { href: "/admin/stm", label: "Short-term memory" },
   { href: "/admin/keys", label: "Keys" },
   { href: "/admin/members", label: "Members" },
   { href: "/admin/audit", label: "Audit log" },

@@ -120,7 +120,7 @@ export const ClearChannelInput = z
   .object({
     dataset: DatasetName,
     channelId: ScopeId,
-    /** the channel's server; absent: the channel's direct-message keys only */
+    /** the channel's server: its keys there only; absent: every key of the channel id, on any server or none */
     serverId: ScopeId.optional(),
   })
   .strict();
