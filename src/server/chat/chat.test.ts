@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { callerFor, rejection } from "../../test/callers";
 import { describeEachDriver, freshDataset } from "../../test/db";
+import { describeWithRedis } from "../../test/redis";
 import { type ChatRequestBody, type ChatValue, type FakeOpenAI, startFakeOpenAI } from "../../test/fake-openai";
 import { BUILTIN_REPLY } from "./turn";
 
@@ -12,57 +13,72 @@ import { BUILTIN_REPLY } from "./turn";
 
 const scope = { userId: "u-ana", channelId: "general", serverId: "s1" };
 
-describeEachDriver(
-  "chat.turn with builtin models",
-  (ctx) => {
-    const api = () => callerFor(ctx().app);
+/** The builtin suite, with the in-process message cache, and with Redis's when TEST_REDIS_URL is set. */
+function builtinSuite(name: string, cache: () => Record<string, string>) {
+  describeEachDriver(
+    name,
+    (ctx) => {
+      const api = () => callerFor(ctx().app);
 
-    it("an explicit request to remember goes to long-term memory, and the reply says plainly it is builtin", async () => {
-      const ds = await freshDataset(ctx().app, "chat");
-      const r = await api().chat.turn({ dataset: ds.name, scope, message: "Please remember that my sister is called Ines." });
-      expect(r).toMatchObject({ memoryIntent: true, toolCalls: [] });
-      expect(r.queryRunId).toBeUndefined();
-      expect(r.reply.startsWith(BUILTIN_REPLY)).toBe(true);
-      expect(r.reply).toContain("my sister is called Ines");
-      const run = await api().remember.get({ id: r.rememberRunId! });
-      expect(run.params).toMatchObject({ text: "my sister is called Ines", userId: "u-ana" });
-      // the turn is captured in short-term memory
-      const c = await api().stm.context({ dataset: ds.name, scope });
-      expect(c.sameChannel?.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
-    });
-
-    it("a dataset with memory: the turn asks it and gives what it found", async () => {
-      const ds = await freshDataset(ctx().app, "chat");
-      await api().remember.submit({ dataset: ds.name, text: "Dana teaches math in Oslo.", wait: true });
-      const r = await api().chat.turn({ dataset: ds.name, scope, message: "Where does Dana teach?" });
-      expect(r.queryRunId).toBeDefined();
-      expect(r.sources.length).toBeGreaterThan(0);
-      expect(r.reply).toContain("Oslo");
-      expect(r.memoryIntent).toBe(false);
-    });
-
-    it("the builtin model upgrades the summary every GB_STM_UPGRADE_EVERY turns (2 here)", async () => {
-      const ds = await freshDataset(ctx().app, "chat");
-      const first = await api().chat.turn({ dataset: ds.name, scope, message: "We are planning a trip to Porto in May." });
-      expect(first.upgraded).toBeUndefined();
-      const second = await api().chat.turn({ dataset: ds.name, scope, message: "We will go there by train." });
-      expect(second.upgraded).toMatchObject({ applied: true, version: 1 });
-      const c = await api().stm.context({ dataset: ds.name, scope });
-      expect(c.sameChannel?.summary).toMatch(/Porto|train/);
-      expect(c.cadence).toMatchObject({ turnsSinceUpgrade: 0, version: 1 });
-    });
-
-    it("bad input is BAD_REQUEST with the field", async () => {
-      const ds = await freshDataset(ctx().app, "chat");
-      expect(await rejection(api().chat.turn({ dataset: ds.name, scope, message: "  " }))).toMatchObject({ code: "BAD_REQUEST", field: "message" });
-      expect(await rejection(api().chat.turn({ dataset: ds.name, scope: { ...scope, userId: "" }, message: "hi" }))).toMatchObject({
-        code: "BAD_REQUEST",
-        field: "scope.userId",
+      it("an explicit request to remember goes to long-term memory, and the reply says plainly it is builtin", async () => {
+        const ds = await freshDataset(ctx().app, "chat");
+        const r = await api().chat.turn({ dataset: ds.name, scope, message: "Please remember that my sister is called Ines." });
+        expect(r).toMatchObject({ memoryIntent: true, toolCalls: [] });
+        expect(r.queryRunId).toBeUndefined();
+        expect(r.reply.startsWith(BUILTIN_REPLY)).toBe(true);
+        expect(r.reply).toContain("my sister is called Ines");
+        const run = await api().remember.get({ id: r.rememberRunId! });
+        expect(run.params).toMatchObject({ text: "my sister is called Ines", userId: "u-ana" });
+        // the turn is captured in short-term memory
+        const c = await api().stm.context({ dataset: ds.name, scope });
+        expect(c.sameChannel?.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
       });
-    });
-  },
-  { env: () => ({ GB_STM_UPGRADE_EVERY: "2" }) },
-);
+
+      it("a dataset with memory: the turn asks it and gives what it found", async () => {
+        const ds = await freshDataset(ctx().app, "chat");
+        await api().remember.submit({ dataset: ds.name, text: "Dana teaches math in Oslo.", wait: true });
+        const r = await api().chat.turn({ dataset: ds.name, scope, message: "Where does Dana teach?" });
+        expect(r.queryRunId).toBeDefined();
+        expect(r.sources.length).toBeGreaterThan(0);
+        expect(r.reply).toContain("Oslo");
+        expect(r.memoryIntent).toBe(false);
+      });
+
+      it("the builtin model upgrades the summary every GB_STM_UPGRADE_EVERY turns (2 here)", async () => {
+        const ds = await freshDataset(ctx().app, "chat");
+        const first = await api().chat.turn({ dataset: ds.name, scope, message: "We are planning a trip to Porto in May." });
+        expect(first.upgraded).toBeUndefined();
+        const second = await api().chat.turn({ dataset: ds.name, scope, message: "We will go there by train." });
+        expect(second.upgraded).toMatchObject({ applied: true, version: 1 });
+        const c = await api().stm.context({ dataset: ds.name, scope });
+        expect(c.sameChannel?.summary).toMatch(/Porto|train/);
+        expect(c.cadence).toMatchObject({ turnsSinceUpgrade: 0, version: 1 });
+      });
+
+      it("query.ask with a scope reads its short-term memory from this cache", async () => {
+        const ds = await freshDataset(ctx().app, "chat");
+        await api().remember.submit({ dataset: ds.name, text: "Dana teaches math in Oslo.", wait: true });
+        await api().stm.capture({ dataset: ds.name, scope, messages: [{ role: "user", content: "we were talking about Dana" }] });
+        const r = await api().query.ask({ dataset: ds.name, question: "Where does Dana teach?", scope });
+        const [out] = await api().runs.query.outputs({ id: r.queryRunId, stage: "query" });
+        expect(out?.output).toMatchObject({ shortTerm: { keys: ["shortterm:server:s1:general"] } });
+      });
+
+      it("bad input is BAD_REQUEST with the field", async () => {
+        const ds = await freshDataset(ctx().app, "chat");
+        expect(await rejection(api().chat.turn({ dataset: ds.name, scope, message: "  " }))).toMatchObject({ code: "BAD_REQUEST", field: "message" });
+        expect(await rejection(api().chat.turn({ dataset: ds.name, scope: { ...scope, userId: "" }, message: "hi" }))).toMatchObject({
+          code: "BAD_REQUEST",
+          field: "scope.userId",
+        });
+      });
+    },
+    { env: () => ({ GB_STM_UPGRADE_EVERY: "2", ...cache() }) },
+  );
+}
+
+builtinSuite("chat.turn with builtin models", () => ({}));
+describeWithRedis("with Redis", ({ url, prefix }) => builtinSuite("chat.turn with builtin models (Redis message cache)", () => ({ GB_REDIS_URL: url, GB_REDIS_PREFIX: prefix })));
 
 let fake: FakeOpenAI;
 /** the chat answers of the current test: a function of the request and its call number (in this test) */
