@@ -19,5 +19,7 @@ export const ports = {
   errors: E2E_BASE + 30,
   /** auth on (a bootstrap owner and key), its own data dir: stm.spec.ts */
   stm: E2E_BASE + 40,
+  /** GB_REDIS_URL: a live Redis, then one that is down: stm-redis.spec.ts */
+  stmRedis: E2E_BASE + 41,
   fakeModel: E2E_BASE + 98,
 } as const;
