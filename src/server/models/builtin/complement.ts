@@ -29,7 +29,7 @@ export function readComplement(toks: Tok[], clause: Clause, vg: VerbGroup, menti
   const r = new Reader(toks, vg.end, clause.b, mentions.filter((m) => m.start >= vg.end && m.end <= clause.b));
   const out: Complement = { words: [...vg.words], objects: [], used: [] };
   const take = (m: Mention, tail: string[], literal = false): void => {
-    const side = literal ? ({ name: m.head || m.name, literal: true } as const) : mentionSide(m);
+    const side = m.quantity ? ({ name: m.name, literal: true } as const) : literal ? ({ name: m.head || m.name, literal: true } as const) : mentionSide(m);
     out.used.push(m);
     if (side) out.objects.push({ tail, object: side, mention: m });
     r.k = m.end;

@@ -246,3 +246,70 @@ describe("builtin extractGraph: aliases", () => {
     expect(entity(g, "Robert Smith")).toBeDefined();
   });
 });
+
+describe("builtin extractGraph: amounts are literal values of what they measure", () => {
+  const literal = (g: ExtractedGraph) => g.facts.filter((f) => !f.objectIsEntity).map((f) => [f.subject, f.predicate, f.object]);
+
+  it("an owner's measure, with a copula or a verb of change", async () => {
+    expect(literal(await extract("Vantor Mills's revenue was 3.1 M EUR in Q1."))).toEqual([["Vantor Mills", "has_revenue", "3.1 M EUR"]]);
+    expect(literal(await extract("Vantor's revenue rose to $3.9 million."))).toEqual([["Vantor", "revenue_rose_to", "$3.9 million"]]);
+    const g = await extract("Vantor's headcount fell from 120 people to 95 people between 2026-01-15 and 2026-07-15.");
+    expect(literal(g)).toEqual([
+      ["Vantor", "headcount_fell_from", "120 people"],
+      ["Vantor", "headcount_fell_to", "95 people"],
+    ]);
+    expect(g.entities.map((e) => e.name)).toEqual(["Vantor"]);
+    expectClosed(g);
+  });
+
+  it("a counted thing and a reading stay literal, not entities", async () => {
+    expect(literal(await extract("Vantor has 42 employees."))).toEqual([["vantor", "has", "42 employees"]]);
+    const g = await extract("The temperature in Lyon was -4 °C.");
+    expect(literal(g)).toContainEqual(["temperature", "was", "-4 °C"]);
+    expect(entity(g, "-4 °C")).toBeUndefined();
+    expectClosed(g);
+  });
+});
+
+describe("builtin extractGraph: a name of several words owns what follows its possessive mark", () => {
+  const literal = (g: ExtractedGraph) => g.facts.filter((f) => !f.objectIsEntity).map((f) => [f.subject, f.predicate, f.object]);
+  const names = (g: ExtractedGraph) => g.entities.map((e) => e.name);
+  const noPossessiveName = (g: ExtractedGraph) => {
+    for (const n of names(g)) expect(n, `entity ${n}`).not.toMatch(/['’]s?$/);
+  };
+
+  it("with a copula, singular or plural, and either apostrophe", async () => {
+    for (const [text, owner, predicate, amount] of [
+      ["Quillon Press's readers were 8400 people.", "Quillon Press", "has_readers", "8400 people"],
+      ["Quillon Press’s margin is 12 percent.", "Quillon Press", "has_margin", "12 percent"],
+      ["Selvig Foods’ orders were 930 boxes.", "Selvig Foods", "has_orders", "930 boxes"],
+      ["The Marlow Trust's staff is 210 people.", "Marlow Trust", "has_staff", "210 people"],
+    ] as const) {
+      const g = await extract(text);
+      expect(literal(g), text).toEqual([[owner, predicate, amount]]);
+      expect(names(g), text).toEqual([owner]);
+      noPossessiveName(g);
+      expectClosed(g);
+    }
+  });
+
+  it("with a verb of change, a person's name keeps both words", async () => {
+    const g = await extract("Ilse Varga's bonus fell from 900 EUR to 700 EUR.");
+    expect(literal(g)).toEqual([
+      ["Ilse Varga", "bonus_fell_from", "900 EUR"],
+      ["Ilse Varga", "bonus_fell_to", "700 EUR"],
+    ]);
+    expect(entity(g, "Ilse Varga")?.type).toBe("person");
+    expectClosed(g);
+  });
+
+  it("a possessed thing is named after the whole owner, and a contraction is not a possessive", async () => {
+    const g = await extract("Dana toured the Halvard Institute's new lab.");
+    expect(entity(g, "Halvard Institute")).toBeDefined();
+    noPossessiveName(g);
+    const h = await extract("Tomas Ekdahl's moving to Oslo.");
+    expect(h.facts.find((f) => f.object === "Oslo")?.subject).toBe("Tomas Ekdahl");
+    noPossessiveName(h);
+    expectClosed(h);
+  });
+});

@@ -69,6 +69,16 @@ export function clauseFacts(
     for (const o of comp.objects) drafts.push({ subject: owner, predicate: possessionPredicate(only), object: o.object, clause });
     return { drafts, subjects: [owner], used, absorbed: [only] };
   }
+  if (!vg.copula && only?.kind === "common" && only.owner && comp.objects.length > 0 && comp.objects.every((o) => o.mention?.quantity)) {
+    // "Acme's revenue rose to 3.9 M EUR" → (Acme, revenue_rose_to, "3.9 M EUR"): the owner is
+    // what the amount is about, the measured noun goes into the predicate
+    const owner: EntitySide = { name: only.owner, type: only.ownerType, literal: false };
+    for (const o of comp.objects) {
+      const predicate = normalisePredicate([snake(only.head), ...comp.words, ...o.tail]);
+      drafts.push({ subject: owner, predicate, object: o.object, clause });
+    }
+    return { drafts, subjects: [owner], used, absorbed: [only] };
+  }
   const absorbed: Mention[] = [];
   const date = comp.objects.length === 0 && !vg.copula ? dateOf(clause) : null;
   if (date) comp.objects.push({ tail: [], object: { name: date, literal: true } });

@@ -3,6 +3,7 @@ import { answerFromContext } from "./answer";
 import { builtinChat } from "./chat";
 import { compute } from "../../compute";
 import { EMBEDDING_DIMENSIONS } from "./embed";
+import { observeSeries } from "./observe";
 import { resolveEdges } from "./resolve";
 import { BUILTIN_MODELS, builtinResult } from "./result";
 import { estimateTokens } from "./text";
@@ -55,6 +56,11 @@ export function createBuiltinProvider(): ModelProvider {
       const value = answerFromContext(input.question, input.context);
       const tokensIn = estimateTokens(input.question) + input.context.reduce((sum, c) => sum + estimateTokens(c.text), 0);
       return builtinResult(BUILTIN_MODELS.answer, input, value, tokensIn, estimateTokens(value.answer));
+    },
+    async observeSeries(input) {
+      const value = observeSeries(input);
+      const tokensIn = input.members.reduce((sum, m) => sum + m.facts.reduce((n, f) => n + estimateTokens(f.sentence), 0), 0);
+      return builtinResult(BUILTIN_MODELS.observe, { seriesKey: input.seriesKey, members: input.members.length }, value, tokensIn, estimateTokens(JSON.stringify(value)));
     },
     async chat(input) {
       const value = builtinChat(input.messages);

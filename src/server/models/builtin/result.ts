@@ -9,6 +9,7 @@ export const BUILTIN_MODELS = {
   answer: "builtin-answer-v1",
   chat: "builtin-chat-v1",
   resolve: "builtin-resolve-v1",
+  observe: "builtin-observe-v1",
 } as const;
 
 export function builtinResult<T>(

@@ -2,6 +2,7 @@ import type { ParsedSentence } from "./tokens";
 import { findMentions, type Mention, type PronounContext } from "./mentions";
 import { splitClauses, type Clause } from "./clauses";
 import { clauseFacts, type Draft, type EntitySide } from "./facts";
+import type { Side } from "./complement";
 import { mentionSide } from "./complement";
 import type { DateSpan } from "./dates";
 import { PREPOSITIONS } from "./lexicon";
@@ -44,7 +45,7 @@ export function sentenceDrafts(s: ParsedSentence, ctx: PronounContext, dates: Da
   const first = leftovers[0];
   const anchor = drafts[0]?.subject ?? speaker ?? (first ? mentionSide(first) : null);
   for (const m of leftovers) {
-    const side = mentionSide(m);
+    const side: Side | null = m.quantity ? { name: m.name, literal: true } : mentionSide(m);
     if (!side) continue;
     // "my friends from Sweden": the phrase the preposition hangs on is the better subject
     const prep = s.toks[m.start - 1];

@@ -7,11 +7,26 @@ import { CORP_SUFFIXES, FORCE_VERBS, HONORIFICS } from "./lexicon";
  */
 
 export const isCapitalised = (t: Tok): boolean => /^\p{Lu}/u.test(t.text);
-/** "Marta's", "kids'"; not "Marta's going" (compromise expands that to "is"). */
-export const isPossessive = (t: Tok): boolean => has(t, "Possessive") || /s['’]$/.test(t.text);
+/**
+ * "Marta's", "James'", "kids'"; not "Marta's going" (compromise expands that to "is"). The mark
+ * must be on the token itself: compromise tags every word of "Orvane Media's" as possessive, and
+ * taking "Orvane" for an owner would make "Orvane" + "Media's" a title like "Charlotte's Web".
+ */
+export const isPossessive = (t: Tok): boolean =>
+  (has(t, "Possessive") && (/['’]s$/i.test(t.text) || /^['’]/.test(t.post))) || /s['’]$/.test(t.text);
 /** Punctuation after a token that ends a phrase: "cool, Marta", "kids & work". */
 export const breaksAfter = (t: Tok): boolean => /[,;:&()—–]|\s-\s?|^-$/.test(t.post);
 export const stripPossessive = (s: string): string => s.replace(/['’]s?$/, "");
+
+/**
+ * The words of toks[a, b) as written, for a name. Before the hidden half of a contraction
+ * ("Marta's going", "Emma'll come") the last word drops the contracted verb: the name is "Marta".
+ */
+export function spanText(toks: Tok[], a: number, b: number): string {
+  const words = toks.slice(a, b).map((x) => x.text).filter(Boolean);
+  if (toks[b]?.text === "" && words.length > 0) words.push(words.pop()!.replace(/['’]\p{L}+$/u, ""));
+  return words.join(" ");
+}
 
 export function isProperTok(toks: Tok[], i: number): boolean {
   const t = toks[i];
@@ -30,6 +45,21 @@ export function isNounTok(t: Tok | undefined): boolean {
 }
 const isModifierTok = (t: Tok | undefined): boolean =>
   t !== undefined && !isDateTok(t) && (has(t, "Adjective") || (has(t, "Value") && !has(t, "Ordinal")) || has(t, "Ordinal"));
+
+/** A number written in digits ("3.1", "$3.9", "-4", "12%"), not a date or a rank. */
+export const isNumberTok = (t: Tok | undefined): boolean =>
+  t !== undefined && has(t, "Value") && !has(t, "Ordinal") && !isDateTok(t) && /^[-+−]?[$€£¥₹]?\d/u.test(t.text);
+
+/** End of the quantity at i: its number words ("3.9 million"), then its unit or counted noun phrase. */
+export function quantityRun(toks: Tok[], i: number): number {
+  let end = i;
+  while (end < toks.length && has(toks[end], "Value") && !isDateTok(toks[end]!)) {
+    end += 1;
+    if (breaksAfter(toks[end - 1]!)) return end;
+  }
+  const run = commonRun(toks, end);
+  return run && run.end > end ? run.end : end;
+}
 
 /** Proper run starting at i: [end, type]. Joins honorifics, corporate suffixes and "X of Y". */
 export function properRun(toks: Tok[], i: number): { end: number; type: string } {

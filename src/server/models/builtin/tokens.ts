@@ -38,6 +38,9 @@ interface TermJson {
 
 export function parseSentences(text: string): ParsedSentence[] {
   const doc = nlp(text);
+  // "revenue rose to 3.9 M": compromise reads the flower; between a noun and a preposition it is
+  // the past of "rise"
+  doc.match("#Noun [rose] (to|from|by|#Preposition)", 0).tag("PastTense");
   doc.compute("root");
   // `root` is a real option that compromise's typings leave out; a variable skips the literal check
   const options = { terms: { root: true, normal: true, implicit: true } };
