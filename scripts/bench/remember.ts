@@ -40,21 +40,41 @@ function shortText(i: number): string {
   }
 }
 
+/** How the short texts are remembered: enrichment off, the defaults, the defaults with every text in one series. */
+const ENRICHMENT = [
+  { name: "off", series: false, options: { enrich: { geo: false, observeSeries: false } } },
+  { name: "default (geo)", series: false, options: undefined },
+  { name: "default, in a series (geo, series)", series: true, options: undefined },
+] as const;
+
 export async function benchShortTexts(dbs: BenchDatabase[], n: number): Promise<string[][]> {
-  const rows: string[][] = [["db", "texts", "wall s", "texts/s", "ms/text"]];
+  const rows: string[][] = [["db", "enrichment", "texts", "wall s", "texts/s", "ms/text", "vs off"]];
   for (const { name, database } of dbs) {
-    const app = await createApp({ env: parseEnv({ GB_MODELS: "builtin" }), database, pollMs: 20 });
-    const ds = await createDataset({ db: database.db, caller: LOCAL_CALLER, input: { name: `bench-short-${Date.now().toString(36)}` } });
-    const start = performance.now();
-    const ids: string[] = [];
-    for (let i = 0; i < n; i++) {
-      ids.push((await submitRemember({ app, input: { dataset: ds.name, text: shortText(i) }, caller: LOCAL_CALLER })).rememberRunId);
+    let off = 0;
+    // warm-up, not counted: the first texts pay for module loads, the tokenizer and the gazetteer
+    {
+      const app = await createApp({ env: parseEnv({ GB_MODELS: "builtin" }), database, pollMs: 20 });
+      const ds = await createDataset({ db: database.db, caller: LOCAL_CALLER, input: { name: `bench-warm-${Date.now().toString(36)}` } });
+      for (let i = 0; i < 20; i++) await submitRemember({ app, input: { dataset: ds.name, text: shortText(i), series: "warm", wait: true }, caller: LOCAL_CALLER });
+      await app.stop();
     }
-    const last = await app.remember.waitFor(ids.at(-1)!, 30 * 60_000);
-    const s = (performance.now() - start) / 1000;
-    await app.stop();
-    if (last.status !== "succeeded") throw new Error(`bench run failed: ${last.error}`);
-    rows.push([name, String(n), s.toFixed(1), (n / s).toFixed(1), ((s * 1000) / n).toFixed(1)]);
+    for (const mode of ENRICHMENT) {
+      const app = await createApp({ env: parseEnv({ GB_MODELS: "builtin" }), database, pollMs: 20 });
+      const ds = await createDataset({ db: database.db, caller: LOCAL_CALLER, input: { name: `bench-short-${Date.now().toString(36)}` } });
+      const start = performance.now();
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const input = { dataset: ds.name, text: shortText(i), ...(mode.series ? { series: "bench-series" } : {}), ...(mode.options ? { options: mode.options } : {}) };
+        ids.push((await submitRemember({ app, input, caller: LOCAL_CALLER })).rememberRunId);
+      }
+      const last = await app.remember.waitFor(ids.at(-1)!, 30 * 60_000);
+      const s = (performance.now() - start) / 1000;
+      await app.stop();
+      if (last.status !== "succeeded") throw new Error(`bench run failed: ${last.error}`);
+      const rate = n / s;
+      if (mode.name === "off") off = rate;
+      rows.push([name, mode.name, String(n), s.toFixed(1), rate.toFixed(1), ((s * 1000) / n).toFixed(1), off ? (rate / off).toFixed(2) : "-"]);
+    }
   }
   return rows;
 }

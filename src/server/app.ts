@@ -10,6 +10,7 @@ import { executeRememberRun } from "./remember/execute";
 import { startMaintenance } from "./db/maintenance";
 import { createRememberManager, type RememberManager, type StopReport } from "./remember/manager";
 import { initialiseDatabase } from "./startup";
+import { createEnrichment, type Enrichment } from "./enrich";
 import { memoryCache, type MessageCache } from "./stm/cache";
 import { redisCache } from "./stm/redis-cache";
 
@@ -32,6 +33,8 @@ export interface App {
   readonly auth: Auth;
   /** per-key limits of remember and query calls */
   readonly rateLimits: RateLimits;
+  /** geocoder, web search and series settings (src/server/enrich) */
+  readonly enrich: Enrichment;
   /** short-term memory's raw messages (src/server/stm/cache.ts; in Redis with GB_REDIS_URL: redis-cache.ts) */
   readonly stmCache: MessageCache;
   /**
@@ -115,6 +118,7 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
     stageOptions: resolveStageOptions(env.GB_STAGE_MODELS),
     auth,
     rateLimits: createRateLimits(env, redis),
+    enrich: createEnrichment(env),
     stmCache: redis ? redisCache(redis, { prefix: env.GB_REDIS_PREFIX }) : memoryCache(env.GB_STM_CACHE_MB * 1024 * 1024),
     remember: createRememberManager({
       db: db.db,

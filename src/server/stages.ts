@@ -23,23 +23,6 @@ export function stagesOf<const K extends RunKind>(kind: K) {
     stage<J>({ ...spec, name, policy: stageDef(kind, name).policy });
 }
 
-/** Throws for a placeholder stage (a bug: nothing may enable it), never reached in this version. */
-export const placeholderRun = (kind: RunKind, name: string) => () => {
-  throw new Error(`${kind} stage ${name} is not in this version`);
-};
-
-/**
- * Refuses (BAD_REQUEST naming `field`) an input that asks for stages of which any is a placeholder
- * in this version: accepting it would silently do nothing. Switching the stages on (deleting their
- * `placeholder`) lets the input through.
- */
-export function refusePlaceholders(kind: RunKind, field: string, stages: readonly string[]): void {
-  const missing = stages.filter((name) => stageDef(kind, name).placeholder);
-  if (missing.length > 0) {
-    throw new ValidationError(field, `is not in this version (${missing.join(", ")} ${missing.length === 1 ? "is a placeholder" : "are placeholders"})`);
-  }
-}
-
 /**
  * Refuses query.ask's `session`, deprecated: short-term memory is asked for by `scope` ({ userId,
  * channelId, serverId?, personaId? }), which a session id alone does not name.

@@ -88,6 +88,8 @@ export function samples(f: Fixture): Record<string, unknown> {
     "graph.entities": { dataset: f.dataset, search: "ann", cursor: f.entityCursor, limit: 1 },
     "graph.entity": { dataset: f.dataset, id: f.entityId },
     "graph.neighbourhood": { dataset: f.dataset, id: f.entityId, depth: 2, limit: 10 },
+    "graph.series": { dataset: f.dataset, key: "fuzz-series", limit: 5 },
+    "graph.seriesKeys": { dataset: f.dataset, limit: 3 },
     "subjects.purge": { dataset: f.doomed, userId: "nobody-at-all" },
     "chat.turn": {
       dataset: f.dataset,

@@ -174,6 +174,8 @@ const CASES: Record<string, Case> = {
   "graph.entities": { input: (f) => ({ dataset: f.dataset }), cross: "not_found", restricted: "scoped" },
   "graph.entity": { input: (f) => ({ dataset: f.dataset, id: f.entityId }), cross: "not_found", restricted: "scoped" },
   "graph.neighbourhood": { input: (f) => ({ dataset: f.dataset, id: f.entityId }), cross: "not_found", restricted: "scoped" },
+  "graph.series": { input: (f) => ({ dataset: f.dataset, key: "access-series" }), cross: "not_found", restricted: "scoped" },
+  "graph.seriesKeys": { input: (f) => ({ dataset: f.dataset }), cross: "not_found", restricted: "scoped" },
   "stm.tool": {
     input: none,
     cross: { ownTeamOnly: (r) => expect(r).toMatchObject({ type: "function" }) },

@@ -18,6 +18,8 @@ const entityView = {
   summary: entities.summary,
   lat: entities.lat,
   lon: entities.lon,
+  country: entities.country,
+  geoId: entities.geoId,
   createdAt: entities.createdAt,
   createdRunId: entities.createdRunId,
   updatedAt: entities.updatedAt,

@@ -30,6 +30,9 @@ export interface EntityView {
   summary: string | null;
   lat: number | null;
   lon: number | null;
+  /** a place's country (ISO alpha-2) and the geocoder's id of it, from resolve_geo */
+  country: string | null;
+  geoId: string | null;
   createdAt: Date;
   createdRunId: string | null;
   updatedAt: Date;

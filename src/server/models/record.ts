@@ -10,12 +10,15 @@ import type {
   ChatReply,
   Complexity,
   ContextItem,
+  ExternalTask,
   ExtractedGraph,
   ModelProvider,
   ModelResult,
+  ObserveSeriesInput,
   ProviderName,
   ResolveEdges,
   ResolveEdgesInput,
+  SeriesObservations,
   Summary,
   Task,
   ToolDef,
@@ -42,6 +45,21 @@ export interface Models {
   embed(input: { texts: string[] }, opts?: CallOptions): Promise<number[][]>;
   answer(input: { question: string; context: ContextItem[]; memory?: string }, opts?: CallOptions): Promise<Answer>;
   chat(input: { messages: ChatMessage[]; tools?: ToolDef[] }, opts?: CallOptions): Promise<ChatReply>;
+  observeSeries(input: ObserveSeriesInput, opts?: CallOptions): Promise<SeriesObservations>;
+  /**
+   * A call of another provider (a geocoder lookup, a web search), recorded as an inference like
+   * a model call and filed under the stage that made it. `fn`'s failure is recorded and rethrown.
+   */
+  external<T>(call: ExternalCall, fn: () => Promise<{ value: T; response: unknown }>): Promise<T>;
+}
+
+export interface ExternalCall {
+  task: ExternalTask;
+  /** the provider's name ("gazetteer", "nominatim", "searxng", "brave") */
+  provider: string;
+  /** what was called: the geocoder's or search engine's name or address */
+  model: string;
+  request: unknown;
 }
 
 export interface RecordTarget {
@@ -184,8 +202,24 @@ export function recordedModels(provider: ModelProvider, target: RecordTarget): R
     }
   }
 
+  async function external<T>(c: ExternalCall, fn: () => Promise<{ value: T; response: unknown }>): Promise<T> {
+    target.signal?.throwIfAborted();
+    const started = performance.now();
+    const base = { provider: c.provider, task: c.task, model: c.model, request: c.request as object, tokensIn: null, tokensOut: null };
+    try {
+      const r = await fn();
+      await save({ ...base, response: r.response as object, latencyMs: Math.round(performance.now() - started), error: null });
+      return r.value;
+    } catch (e) {
+      await save({ ...base, response: null, latencyMs: Math.round(performance.now() - started), error: e instanceof Error ? e.message : String(e) });
+      if (target.signal?.aborted) throw target.signal.reason;
+      throw e;
+    }
+  }
+
   return {
     settle: async () => batch?.settle(),
+    external,
     provider: provider.name,
     embeddingDimensions: provider.embeddingDimensions,
     semanticEmbeddings: provider.semanticEmbeddings,
@@ -196,5 +230,6 @@ export function recordedModels(provider: ModelProvider, target: RecordTarget): R
     embed: (input, o) => call("embed", o, (opts) => provider.embed(input, opts, control)),
     answer: (input, o) => call("answer", o, (opts) => provider.answer(input, opts, control)),
     chat: (input, o) => call("chat", o, (opts) => provider.chat(input, opts, control)),
+    observeSeries: (input, o) => call("observe", o, (opts) => provider.observeSeries(input, opts, control)),
   };
 }

@@ -116,6 +116,34 @@ export const ResolveEdges = z.object({
 });
 export type ResolveEdges = z.infer<typeof ResolveEdges>;
 
+/** observe_series' question: a series' latest members (oldest first), each with its facts and numbers. */
+export interface ObserveSeriesInput {
+  seriesKey: string;
+  members: {
+    textId: string;
+    occurredAt: string | null;
+    createdAt: string;
+    content: string;
+    facts: { subject: string; predicate: string; object: string; sentence: string; value: number | null; unit: string | null; validAt: string | null }[];
+  }[];
+}
+
+/**
+ * observe_series' answer: what changed across the series, each a short text remembered like any
+ * other (so it must name its subject and its values), with the members it was drawn from.
+ */
+export const SeriesObservations = z.object({
+  observations: z.array(
+    z.object({
+      /** one or two self-contained sentences: "Acme's revenue rose from 3.1 M EUR to 3.9 M EUR between 2026-01-15 and 2026-07-15." */
+      content: z.string().min(1),
+      /** the textIds of the members it is drawn from */
+      textIds: z.array(z.string()),
+    }),
+  ),
+});
+export type SeriesObservations = z.infer<typeof SeriesObservations>;
+
 export interface ContextItem {
   n: number;
   text: string;
@@ -158,7 +186,9 @@ export interface ModelResult<T> {
   tokensOut: number | null;
 }
 
-export type Task = "classify" | "extract" | "summarize" | "embed" | "answer" | "chat" | "resolve";
+export type Task = "classify" | "extract" | "summarize" | "embed" | "answer" | "chat" | "resolve" | "observe" | ExternalTask;
+/** calls of providers other than the model provider, recorded like model calls (Models.external) */
+export type ExternalTask = "geocode" | "web_search";
 
 export interface ModelProvider {
   readonly name: ProviderName;
@@ -186,6 +216,8 @@ export interface ModelProvider {
     opts: CallOptions,
     control?: CallControl,
   ): Promise<ModelResult<ChatReply>>;
+  /** observe_series: observations across a series' window (changes, trends, what started or stopped) */
+  observeSeries(input: ObserveSeriesInput, opts: CallOptions, control?: CallControl): Promise<ModelResult<SeriesObservations>>;
   readonly embeddingDimensions: number;
   /**
    * Whether embeddings carry meaning beyond the words (a trained model), so that nearest

@@ -51,7 +51,7 @@ export async function ask({ app, caller, input, skipLists }: { app: App; caller:
       runId,
       pgvector: app.database.vector,
       tokenBudget: app.env.GB_QUERY_TOKEN_BUDGET,
-      providers: { geo: false },
+      enrich: app.enrich,
       skipLists,
       shortTerm,
     },

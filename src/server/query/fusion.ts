@@ -27,6 +27,8 @@ export function fuse(lists: Partial<Record<ListName, Candidate[]>>): Ranked[] {
   for (const [name, list] of Object.entries(lists) as [ListName, Candidate[]][]) {
     list.forEach((c, i) => {
       const seen = all.get(c.key) ?? { ...c, ranks: {}, score: 0 };
+      // the first finder's copy is kept; the nearby list's distance joins it
+      if (c.distanceKm !== undefined && seen.distanceKm === undefined) Object.assign(seen, { distanceKm: c.distanceKm, nearEntity: c.nearEntity });
       seen.ranks[name] = i + 1;
       seen.score += 1 / (RRF_K + i + 1);
       all.set(c.key, seen);

@@ -1,11 +1,16 @@
 import type { Db } from "../db/client";
+import type { Enrichment } from "../enrich";
+import { countriesNamed } from "../enrich/geo/geocoder";
+import { type PlaceAsked, placeAsked } from "../enrich/geo/intent";
+import { geocode } from "../enrich/geo/lookup";
 import type { Models } from "../models/record";
 import { type Output, output, Stop } from "../pipeline";
 import { type TermWeights, termWeights } from "./bm25";
 import { boostNamedSpeakers, boostNamedTime, cut, fuse, type Given, type Ranked } from "./fusion";
+import type { Candidate } from "./lists/candidate";
 import { LIST_NAMES, type ListName } from "./lists/registry";
-import { retrieveLists } from "./retrieve";
-import { type AskInput, NO_INFORMATION, type Source } from "./schemas";
+import { retrieveList, retrieveLists, type RetrieveQuery } from "./retrieve";
+import { type AskInput, DEFAULT_RADIUS_KM, NO_INFORMATION, type Source } from "./schemas";
 
 /**
  * The state of one query call and one method per stage (the list is in pipeline.ts). A stage's
@@ -20,8 +25,8 @@ export interface QueryRunContext {
   pgvector: boolean;
   /** most tokens of source text given to the model */
   tokenBudget: number;
-  /** geo providers configured in this process (#8 brings them; none yet) */
-  providers: { geo: boolean };
+  /** the enrichment providers of this process (detect_geo's geocoder) */
+  enrich: Enrichment;
   /**
    * Lists left out of the fusion (their candidates counted in the receipt, none fused): the
    * eval's ablation (`npm run eval:locomo -- --ablate LIST`), never an API input.
@@ -38,6 +43,13 @@ export class QueryJob {
   private vector: number[] | null = null;
   /** why there is no embedding, for retrieve_graph's receipt */
   private vectorNote: string | null = null;
+  /** retrieve_graph's lists, fused again with nearby_geo's */
+  private lists: Record<ListName, Candidate[]> | null = null;
+  private listQuery: RetrieveQuery | null = null;
+  /** the place the question asks about (read in retrieve_graph: detect_geo's switch) */
+  private asked: PlaceAsked | null = null;
+  /** the place detect_geo found: nearby_geo's centre */
+  place: FoundPlace | null = null;
   retrieved: Ranked[] = [];
   given: Given[] = [];
   answer = NO_INFORMATION;
@@ -71,7 +83,7 @@ export class QueryJob {
     // nothing to retrieve: the fixed answer, unless short-term memory may answer
     if (weights.chunks === 0) return output({ lists: {}, retrieved: [], note: "the dataset is empty" }, this.hasShortTerm() ? undefined : Stop);
     const vector = this.vector;
-    const lists = await retrieveLists({
+    this.listQuery = {
       db: this.ctx.db,
       datasetId: this.ctx.datasetId,
       question: this.input.question,
@@ -80,29 +92,89 @@ export class QueryJob {
       pgvector: this.ctx.pgvector,
       dimensions: this.ctx.models.embeddingDimensions,
       weights,
-    });
+    };
+    // whether the question asks about a place is read beside the lists (detect_geo's switch)
+    const [lists, asked] = await Promise.all([retrieveLists(this.listQuery), placeAsked(this.ctx.db, this.ctx.datasetId, this.input.question)]);
+    this.lists = lists;
+    this.asked = asked;
+    const skipped = this.rank(lists);
+    const kept = {
+      lists: Object.fromEntries(LIST_NAMES.map((name) => [name, lists[name].length])),
+      ...(skipped.length ? { skipped } : {}),
+      ...(vector ? {} : { vectors: this.vectorNote ?? "not searched: the embeddings of this provider are not semantic" }),
+      ...(asked ? { place: { name: asked.name, near: asked.near, how: asked.how } } : {}),
+      retrieved: this.retrieved.map(receipt),
+    };
+    // nothing known about it: the fixed answer, and no model is asked (unless short-term memory
+    // may answer, or a place the question names may have something near it)
+    return output(kept, this.given.length === 0 && !this.hasShortTerm() && !asked ? Stop : undefined);
+  }
+
+  /** Fuses the lists (less those skipped), boosts, and cuts to the budget; the lists it skipped. */
+  private rank(lists: Record<ListName, Candidate[]>): ListName[] {
     const skipped = new Set(this.ctx.skipLists ?? []);
     const fused = fuse(skipped.size === 0 ? lists : (Object.fromEntries(LIST_NAMES.map((name) => [name, skipped.has(name) ? [] : lists[name]])) as typeof lists));
     // relative times ("yesterday") are read against asOf when the question asks about then
     this.retrieved = boostNamedTime(boostNamedSpeakers(fused, this.input.question), this.input.question, this.input.asOf ?? new Date());
     this.given = cut(this.retrieved, this.input.limit, this.ctx.tokenBudget);
-    const kept = {
-      lists: Object.fromEntries(LIST_NAMES.map((name) => [name, lists[name].length])),
-      ...(skipped.size ? { skipped: [...skipped] } : {}),
-      ...(vector ? {} : { vectors: this.vectorNote ?? "not searched: the embeddings of this provider are not semantic" }),
+    return [...skipped];
+  }
+
+  /** detect_geo runs when the question names a place or asks what is near one (read in retrieve_graph). */
+  namesPlace(): boolean {
+    return this.asked !== null;
+  }
+
+  /**
+   * detect_geo: the place's coordinates: the dataset's own place of that name, else the
+   * geocoder's (an inference), with the countries the question names as hints.
+   */
+  async detectGeo(): Promise<Output> {
+    const asked = this.asked!;
+    const how = { name: asked.name, near: asked.near, named: asked.how };
+    if (asked.entity) {
+      const e = asked.entity;
+      this.place = { name: e.name, lat: e.lat, lon: e.lon, country: e.country, entityId: e.id, ref: null };
+      return output({ ...how, found: "dataset", place: this.place });
+    }
+    const countries = countriesNamed(this.input.question);
+    const r = await geocode(this.ctx.models, this.ctx.enrich.geocoder, { name: asked.name, ...(countries.length ? { countries } : {}) });
+    if (!r.place) return output({ ...how, found: null, reason: r.reason, candidates: r.candidates });
+    const p = r.place;
+    this.place = { name: p.name, lat: p.lat, lon: p.lon, country: p.country || null, entityId: null, ref: p.ref };
+    return output({ ...how, found: "geocoder", place: this.place, reason: r.reason, candidates: r.candidates });
+  }
+
+  /** nearby_geo runs when detect_geo found the place. */
+  placeFound(): boolean {
+    return this.place !== null;
+  }
+
+  /**
+   * nearby_geo: the nearby list (the dataset's entities within radiusKm of the place, and their
+   * facts) fused with retrieve_graph's lists, and cut again.
+   */
+  async nearbyGeo(): Promise<Output> {
+    const place = this.place!;
+    const radiusKm = this.input.radiusKm ?? DEFAULT_RADIUS_KM;
+    const found = await retrieveList("nearby", { ...this.listQuery!, near: { lat: place.lat, lon: place.lon, radiusKm } });
+    const skipped = this.rank({ ...this.lists!, nearby: found });
+    return output({
+      place,
+      radiusKm,
+      nearby: found.map((c) => ({ key: c.key, kind: c.kind, text: c.text, distanceKm: c.distanceKm, entity: c.nearEntity, textId: c.source.textId })),
+      ...(skipped.includes("nearby") ? { skipped: ["nearby"] } : {}),
       retrieved: this.retrieved.map(receipt),
-    };
-    // nothing known about it: the fixed answer, and no model is asked (unless short-term memory may answer)
-    return output(kept, this.given.length === 0 && !this.hasShortTerm() ? Stop : undefined);
+    });
+  }
+
+  /** query asks the model only when there is something to answer from. */
+  hasContext(): boolean {
+    return this.given.length > 0 || this.hasShortTerm();
   }
 
   private hasShortTerm(): boolean {
     return !!this.ctx.shortTerm?.text.trim();
-  }
-
-  /** detect_geo runs when the question names a place and a geocoder is configured (#8). */
-  namesPlace(): boolean {
-    return this.ctx.providers.geo;
   }
 
   async answerQuestion(): Promise<Output> {
@@ -131,11 +203,30 @@ export class QueryJob {
       invalidAt: c.invalidAt,
       entityIds: c.entityIds,
       source: c.source,
+      ...(c.distanceKm !== undefined ? { distanceKm: c.distanceKm, nearEntity: c.nearEntity } : {}),
     }));
   }
 }
 
+/** The place detect_geo found: the dataset's entity, or the geocoder's place (its ref). */
+export interface FoundPlace {
+  name: string;
+  lat: number;
+  lon: number;
+  country: string | null;
+  entityId: string | null;
+  ref: string | null;
+}
+
 /** What a receipt keeps of a candidate: enough to see why it was (or was not) given. */
 function receipt(c: Ranked) {
-  return { key: c.key, kind: c.kind, text: c.text, score: Number(c.score.toFixed(6)), ranks: c.ranks, textId: c.source.textId };
+  return {
+    key: c.key,
+    kind: c.kind,
+    text: c.text,
+    score: Number(c.score.toFixed(6)),
+    ranks: c.ranks,
+    textId: c.source.textId,
+    ...(c.distanceKm !== undefined ? { distanceKm: c.distanceKm } : {}),
+  };
 }

@@ -9,7 +9,8 @@ import { LIST_NAMES, LISTS, type ListName } from "./lists/registry";
 
 export type RetrieveQuery = Omit<ListQuery, "run">;
 
-export async function retrieveLists(q: RetrieveQuery): Promise<Record<ListName, Candidate[]>> {
+/** The query every list of one retrieval is asked. */
+function listQuery(q: RetrieveQuery): ListQuery {
   // A list may read another's candidates (series_next follows the full-text ones): each list's
   // promise is kept, so it runs once. A Postgres pool answers the lists in parallel; PGlite in turn.
   const runs = new Map<RetrievalList, Promise<Candidate[]>>();
@@ -21,6 +22,16 @@ export async function retrieveLists(q: RetrieveQuery): Promise<Record<ListName, 
       return found;
     },
   };
+  return query;
+}
+
+export async function retrieveLists(q: RetrieveQuery): Promise<Record<ListName, Candidate[]>> {
+  const query = listQuery(q);
   const found = await Promise.all(LIST_NAMES.map((name) => query.run(LISTS[name])));
   return Object.fromEntries(LIST_NAMES.map((name, i) => [name, found[i]!])) as Record<ListName, Candidate[]>;
+}
+
+/** One list's candidates (nearby_geo's nearby, once the place is known). */
+export function retrieveList(name: ListName, q: RetrieveQuery): Promise<Candidate[]> {
+  return LISTS[name](listQuery(q));
 }

@@ -20,6 +20,8 @@ export const AskInput = z
     userId: SubjectUserId.optional(),
     /** answer from the facts that held at this time, instead of the current ones */
     asOf: Instant.optional(),
+    /** how far around the place the question names nearby_geo looks, in km (default DEFAULT_RADIUS_KM) */
+    radiusKm: z.number().gt(0).max(20_000).optional(),
     /** the most sources to give the model (default 10) */
     limit: z.number().int().min(1).max(50).default(10),
     options: z
@@ -29,6 +31,9 @@ export const AskInput = z
   })
   .strict();
 export type AskInput = z.infer<typeof AskInput>;
+
+/** nearby_geo's radius when query.ask names none */
+export const DEFAULT_RADIUS_KM = 25;
 
 export interface SourceRef {
   textId: string;
@@ -50,6 +55,9 @@ export interface Source {
   invalidAt: Date | null;
   entityIds: string[];
   source: SourceRef;
+  /** found near the place the question names (nearby_geo): how far, in km, and by which entity */
+  distanceKm?: number;
+  nearEntity?: { id: string; name: string };
 }
 
 export interface AskResult {

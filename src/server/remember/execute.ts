@@ -51,7 +51,10 @@ export async function executeRememberRun(app: App, claimed: ClaimedRun, signal: 
           overlapTokens: app.env.GB_CHUNK_OVERLAP_TOKENS,
           extractConcurrency: app.env.GB_EXTRACT_CONCURRENCY,
         },
-        providers: { geo: false, webSearch: false, observeSeries: false },
+        enrich: app.enrich,
+        observer: log,
+        signal,
+        log: logError,
       },
       params,
     );

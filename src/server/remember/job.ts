@@ -1,16 +1,23 @@
-import { randomUUID } from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { createHash, randomUUID } from "node:crypto";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import pLimit, { type LimitFunction } from "p-limit";
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { chunks as chunksTable, texts } from "../db/schema";
+import { chunks as chunksTable, type DerivedFrom, entities as entitiesTable, mentions, texts, type TextSource } from "../db/schema";
+import { mayHavePlaces, resolveGeo } from "../enrich/geo/resolve";
+import { searchWeb } from "../enrich/search/web-search";
+import { observeWindow } from "../enrich/series/observe";
+import { fetchSeriesWindow, type SeriesWindow, windowOutput } from "../enrich/series/window";
+import type { Enrichment } from "../enrich";
 import type { Models } from "../models/record";
 import type { Complexity, ExtractedGraph } from "../models/types";
 import { type Candidates, type ChunkFactShape, loadCandidates } from "./candidates";
 import { chunkEntities } from "./resolve-edges/match-entities";
 import { compute } from "../compute";
 import { nameKey, uniqueKeys } from "../text/name-key";
-import { type Output, output } from "../pipeline";
+import { each, type Observer, type Output, output, run } from "../pipeline";
+import { countTokens } from "./chunk";
+import { reconcileSteps } from "./pipeline";
 import { keepOutput, readOutput } from "../runs/outputs";
 import { holdsRun, LeaseLostError } from "./manager";
 import { NO_PENDING_WRITES, type PendingWrites, pendingWrites } from "./pending";
@@ -45,8 +52,47 @@ export interface RememberRunContext {
   attempt: number;
   pgvector: boolean;
   settings: { chunkTokens: number; overlapTokens: number; extractConcurrency: number };
-  /** enrichment providers configured in this process (#8 brings them; none yet) */
-  providers: { geo: boolean; webSearch: boolean; observeSeries: boolean };
+  /** the enrichment providers of this process (geocoder, web search) and the series window */
+  enrich: Enrichment;
+  /**
+   * The run's log, for the observations of web_search and observe_series: they run through
+   * reconcile (load_candidates, resolve_edges, store) as items of their own, in this run.
+   */
+  observer?: Observer;
+  /** stops the run (shutdown, lost lease) */
+  signal?: AbortSignal;
+  log?: (message: string, error: unknown) => void;
+}
+
+/** A text the run writes itself (web_search, observe_series), remembered like any text. */
+export interface Observation {
+  content: string;
+  derivedFrom: Omit<DerivedFrom, "textId">;
+  /** its source (web_search: the result's URL) */
+  source?: TextSource;
+}
+
+/** What became of an observation: stored (with what its store made), or stored by an earlier attempt. */
+export interface ObservationStored {
+  textId: string;
+  content: string;
+  status: "stored" | "stored_before";
+  entitiesCreated: number;
+  factsCreated: number;
+  duplicates: number;
+}
+
+/** the longest observation kept: one chunk, whatever the chunk size */
+export const MAX_OBSERVATION_CHARS = 2000;
+
+/**
+ * An observation's text id: the same for the same run, stage and words, so that an attempt that
+ * resumes a run does not store an observation twice.
+ */
+function observationId(runId: string, stage: string, content: string): string {
+  const h = createHash("sha256").update(`${runId}\n${stage}\n${content}`).digest("hex");
+  // a version-4-shaped UUID made of the hash
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 export interface ChunkWork {
@@ -61,6 +107,8 @@ export interface ChunkWork {
   candidates: Candidates | null;
   plan: Plan | null;
   stored: StoreResult | null;
+  /** set for an observation's chunk: the observation is its own text (one chunk) */
+  observation?: { textId: string; source: TextSource; derivedFrom: DerivedFrom };
 }
 
 const newChunk = (index: number, content: string, tokenCount: number): ChunkWork => ({
@@ -169,6 +217,12 @@ export class RememberJob {
   private readonly embeddings: Lookahead<number[][]>;
   /** candidates loaded while the chunk before was stored, by place in `pending` (loadAhead) */
   private readonly ahead = new Map<number, Promise<Candidates>>();
+  /** extraction found a place in this attempt (resolve_geo's switch) */
+  private placesFound = false;
+  /** observations this attempt has run through reconcile: their run-log items follow the chunks' */
+  private observed = 0;
+  /** fetch_series' window, for observe_series */
+  private window: SeriesWindow | null = null;
 
   constructor(
     readonly ctx: RememberRunContext,
@@ -191,9 +245,16 @@ export class RememberJob {
     // Embeddings only where they mean something beyond the words: nothing reads a non-semantic
     // provider's (builtin's hashed ones), and on PGlite each stored vector cost an HNSW insert,
     // the largest share of a chunk's store.
-    this.embeddings = new Lookahead(settings.extractConcurrency, async (i) =>
-      models.semanticEmbeddings ? models.embed({ texts: this.embeddingTexts(this.pending[i]!) }) : [],
-    );
+    // A chunk's embeddings are of its entities and facts too: a chunk ahead is embedded once its
+    // extraction (started before, by the same lookahead width) has its graph; embedding it
+    // before left its entities without vectors and failed load_candidates on texts of several
+    // chunks.
+    this.embeddings = new Lookahead(settings.extractConcurrency, async (i) => {
+      if (!models.semanticEmbeddings) return [];
+      const chunk = this.pending[i]!;
+      const graph = chunk.graph ?? (await this.extractions.peek(i)) ?? null;
+      return models.embed({ texts: this.embeddingTexts(chunk, graph) });
+    });
   }
 
   private get fence() {
@@ -206,7 +267,7 @@ export class RememberJob {
     const [text] = await db
       .select({ id: texts.id })
       .from(texts)
-      .where(and(eq(texts.datasetId, datasetId), eq(texts.runId, runId)))
+      .where(and(eq(texts.datasetId, datasetId), eq(texts.runId, runId), eq(texts.kind, "text")))
       .limit(1);
     this.textId = text?.id ?? runId;
     const plan = ChunkPlan.safeParse(await readOutput(db, "remember", this.ctx, "chunk_text", 0));
@@ -279,6 +340,7 @@ export class RememberJob {
 
   async extractGraph(chunk: ChunkWork, position: number): Promise<Output> {
     chunk.graph = await this.extractions.get(position, this.pending.length);
+    if (mayHavePlaces(chunk.graph)) this.placesFound = true;
     return output(chunk.graph);
   }
 
@@ -287,13 +349,20 @@ export class RememberJob {
     return output({ summary: chunk.summary });
   }
 
-  private embeddingTexts(chunk: ChunkWork): string[] {
-    const g = chunk.graph ?? { entities: [], facts: [] };
+  private embeddingTexts(chunk: ChunkWork, graph: ExtractedGraph | null = chunk.graph): string[] {
+    const g = graph ?? { entities: [], facts: [] };
     return [chunk.content, ...g.entities.map((e) => e.name), ...g.facts.map((f) => f.sentence)];
   }
 
   async loadCandidates(chunk: ChunkWork, position: number): Promise<Output> {
     const graph = chunk.graph ?? { entities: [], facts: [] };
+    if (chunk.observation) {
+      // an observation's item: none of the text's lookahead applies
+      const { models } = this.ctx;
+      chunk.vectors = models.semanticEmbeddings ? await models.embed({ texts: this.embeddingTexts(chunk) }) : [];
+      chunk.candidates = await this.candidatesOf(graph, chunk.vectors, NO_PENDING_WRITES);
+      return output(keptCandidates(chunk.candidates));
+    }
     chunk.vectors = await this.embeddings.get(position, this.pending.length);
     const ahead = this.ahead.get(position);
     this.ahead.delete(position);
@@ -361,7 +430,8 @@ export class RememberJob {
   async store(chunk: ChunkWork, position: number): Promise<Output> {
     const graph = chunk.graph ?? { entities: [], facts: [] };
     const plan = chunk.plan!;
-    this.loadAhead(position + 1, pendingWrites(plan, chunk.candidates ?? { entities: [], facts: [] }, new Date()));
+    const obs = chunk.observation;
+    if (!obs) this.loadAhead(position + 1, pendingWrites(plan, chunk.candidates ?? { entities: [], facts: [] }, new Date()));
     const vectors = new Map<string, number[]>();
     const v = chunk.vectors ?? [];
     graph.entities.forEach((e, i) => {
@@ -377,15 +447,18 @@ export class RememberJob {
       datasetId: this.ctx.datasetId,
       runId: this.ctx.runId,
       attempt: this.ctx.attempt,
-      text: {
-        id: this.textId,
-        // sent with the first chunk this attempt stores (a megabyte need not travel a thousand times)
-        content: this.textStored ? null : this.params.text,
-        userId: this.params.userId ?? null,
-        source: this.params.source ?? {},
-        seriesKey: this.params.series ?? null,
-        occurredAt: this.occurredAt,
-      },
+      text: obs
+        ? // an observation: its own text of one chunk, the person's like the text it came from
+          { id: obs.textId, content: chunk.content, userId: this.params.userId ?? null, source: obs.source, seriesKey: null, occurredAt: this.occurredAt, derivedFrom: obs.derivedFrom }
+        : {
+            id: this.textId,
+            // sent with the first chunk this attempt stores (a megabyte need not travel a thousand times)
+            content: this.textStored ? null : this.params.text,
+            userId: this.params.userId ?? null,
+            source: this.params.source ?? {},
+            seriesKey: this.params.series ?? null,
+            occurredAt: this.occurredAt,
+          },
       chunk: {
         id: chunk.id,
         index: chunk.index,
@@ -396,9 +469,9 @@ export class RememberJob {
       },
       plan,
       vectors,
-      linkSeries: this.seriesWithStore(),
+      linkSeries: !obs && this.seriesWithStore(),
     });
-    this.textStored = true;
+    if (!obs) this.textStored = true;
     // stored: what the chunk's stages made need not stay in memory (the run log holds their
     // outputs until it writes them with this one, as the stage ends)
     chunk.graph = null;
@@ -413,10 +486,122 @@ export class RememberJob {
     return output({ series: this.params.series, position });
   }
 
-  /** An enrichment stage runs when the call asks for it and its provider is configured. */
+  /**
+   * Whether the call wants an enrichment: geo and observeSeries are on unless
+   * `options.enrich.<kind>` is false (observeSeries only for a text in a series); webSearch is off
+   * unless it is true and a search provider is configured.
+   */
   enrichment(kind: "geo" | "webSearch" | "observeSeries"): boolean {
-    const asked = this.params.options?.enrich?.[kind] === true;
-    const series = kind !== "observeSeries" || this.params.series !== undefined;
-    return asked && series && this.ctx.providers[kind];
+    const asked = this.params.options?.enrich?.[kind];
+    switch (kind) {
+      case "geo":
+        return asked !== false;
+      case "observeSeries":
+        return asked !== false && this.params.series !== undefined;
+      case "webSearch":
+        return asked === true && this.ctx.enrich.search !== null;
+    }
+  }
+
+  /** resolve_geo's switch: extraction found a place (or an earlier attempt extracted, and the stage looks itself). */
+  foundPlaces(): boolean {
+    return this.placesFound || this.pending.length < this.chunks.length;
+  }
+
+  async resolveGeo(): Promise<Output> {
+    const { db, models, datasetId, runId, enrich } = this.ctx;
+    return output(await resolveGeo({ db, models, geocoder: enrich.geocoder, datasetId, runId, textId: this.textId, text: this.params.text }));
+  }
+
+  /** The text's entities, most mentioned first (web_search's queries). */
+  private async mainEntities(limit: number): Promise<string[]> {
+    const { db, datasetId } = this.ctx;
+    const rows = await db
+      .select({ name: entitiesTable.name, n: sql<number>`count(*)::int` })
+      .from(mentions)
+      .innerJoin(entitiesTable, and(eq(entitiesTable.datasetId, mentions.datasetId), eq(entitiesTable.id, mentions.targetId)))
+      .where(and(eq(mentions.datasetId, datasetId), eq(mentions.textId, this.textId), eq(mentions.targetKind, "entity")))
+      .groupBy(entitiesTable.name)
+      .orderBy(desc(sql`count(*)`), entitiesTable.name)
+      .limit(limit);
+    return rows.map((r) => r.name);
+  }
+
+  async webSearch(): Promise<Output> {
+    const { models, enrich, signal } = this.ctx;
+    const entities = await this.mainEntities(10);
+    const found = await searchWeb({ models, search: enrich.search!, text: this.params.text, entities, signal });
+    const stored = await this.rememberObservations(
+      found.observations.map((o) => ({ content: o.content, source: { kind: "web", url: o.url }, derivedFrom: { stage: "web_search", url: o.url, query: o.query } })),
+    );
+    return output({ search: found.output, observations: stored });
+  }
+
+  async fetchSeries(): Promise<Output> {
+    const { db, datasetId, enrich } = this.ctx;
+    this.window = await fetchSeriesWindow({ db, datasetId, seriesKey: this.params.series!, textId: this.textId, size: enrich.seriesWindow });
+    return output(windowOutput(this.window));
+  }
+
+  /** observe_series runs on a window of two members or more (fetch_series loaded it). */
+  seriesToObserve(): boolean {
+    return this.window !== null && this.window.members.length >= 2;
+  }
+
+  async observeSeries(): Promise<Output> {
+    const found = await observeWindow(this.ctx.models, this.window!);
+    const stored = await this.rememberObservations(
+      found.observations.map((o) => ({ content: o.content, derivedFrom: { stage: "observe_series", textIds: o.textIds } })),
+    );
+    return output({ observed: found.output, observations: stored });
+  }
+
+  /**
+   * Remembers observations the run wrote (web_search, observe_series): each becomes a text of its
+   * own (kind observation, with where it came from), of one chunk, extracted by the calling stage
+   * and then run through reconcile (load_candidates, resolve_edges, store) like the text's own
+   * chunks, as items of this run's log after them. An observation an earlier attempt of the run
+   * stored is not stored again.
+   */
+  async rememberObservations(list: readonly Observation[]): Promise<ObservationStored[]> {
+    const { db, datasetId, runId, models } = this.ctx;
+    const planned = new Map<string, Observation & { content: string }>();
+    for (const o of list) {
+      const content = o.content.trim().slice(0, MAX_OBSERVATION_CHARS);
+      if (content.length === 0) continue;
+      planned.set(observationId(runId, o.derivedFrom.stage, content), { ...o, content });
+    }
+    if (planned.size === 0) return [];
+    const before = await db
+      .select({ id: texts.id })
+      .from(texts)
+      .where(and(eq(texts.datasetId, datasetId), inArray(texts.id, [...planned.keys()])));
+    const storedBefore = new Set(before.map((r) => r.id));
+    const items: ChunkWork[] = [];
+    for (const [textId, o] of planned) {
+      if (storedBefore.has(textId)) continue;
+      const chunk = newChunk(this.chunks.length + this.observed++, o.content, countTokens(o.content));
+      chunk.observation = { textId, source: o.source ?? { kind: "observation" }, derivedFrom: { ...o.derivedFrom, textId: this.textId } };
+      // extracted by the calling stage (its inference); the observation is its own summary
+      chunk.graph = await models.extractGraph({ text: o.content, occurredAt: this.params.occurredAt, speaker: null });
+      chunk.summary = o.content;
+      items.push(chunk);
+    }
+    const results = new Map<string, StoreResult>();
+    if (items.length > 0) {
+      await run([each(() => items, reconcileSteps, (c) => c.index)], this, this.ctx.observer ?? null, { signal: this.ctx.signal, log: this.ctx.log });
+      for (const c of items) if (c.stored) results.set(c.observation!.textId, c.stored);
+    }
+    return [...planned].map(([textId, o]) => {
+      const r = results.get(textId);
+      return {
+        textId,
+        content: o.content,
+        status: r ? "stored" : "stored_before",
+        entitiesCreated: r?.entitiesCreated ?? 0,
+        factsCreated: r?.factsCreated ?? 0,
+        duplicates: r?.duplicates ?? 0,
+      };
+    });
   }
 }

@@ -1,5 +1,5 @@
 import { each, type Item, type Step } from "../pipeline";
-import { placeholderRun, stagesOf } from "../stages";
+import { stagesOf } from "../stages";
 import type { ChunkWork, RememberJob } from "./job";
 
 type ChunkItem = Item<RememberJob, ChunkWork>;
@@ -19,8 +19,8 @@ export const reconcileSteps: readonly Step<ChunkItem>[] = [
   stage<ChunkItem>("load_candidates", { run: ({ job, item, index }) => job.loadCandidates(item, index) }),
   stage<ChunkItem>("resolve_edges", { run: ({ job, item }) => job.resolveEdges(item) }),
   stage<ChunkItem>("store", {
-    // a text of one chunk links its series in the same transaction
-    also: ({ job }) => (job.seriesWithStore() ? ["store_series"] : []),
+    // a text of one chunk links its series in the same transaction (an observation is in none)
+    also: ({ job, item }) => (job.seriesWithStore() && !item.observation ? ["store_series"] : []),
     run: ({ job, item, index }) => job.store(item, index),
   }),
 ];
@@ -47,9 +47,12 @@ export const rememberPipeline: readonly Step<RememberJob>[] = [
   ),
   // a text of several chunks joins its series once every chunk is stored
   stage("store_series", { enabled: (job) => job.seriesAlone(), run: (job) => job.storeSeries() }),
-  // enrichment: placeholders in this version (options.enrich is refused), off unless asked for and configured
-  stage("resolve_geo", { enabled: (job) => job.enrichment("geo"), run: placeholderRun("remember", "resolve_geo") }),
-  stage("web_search", { enabled: (job) => job.enrichment("webSearch"), run: placeholderRun("remember", "web_search") }),
-  stage("fetch_series", { enabled: (job) => job.enrichment("observeSeries"), run: placeholderRun("remember", "fetch_series") }),
-  stage("observe_series", { enabled: (job) => job.enrichment("observeSeries"), run: placeholderRun("remember", "observe_series") }),
+  // enrichment, advisory: a failure is noted on the stage and the run succeeds, flagged.
+  // places: the text's place entities get coordinates (on unless options.enrich.geo is false)
+  stage("resolve_geo", { enabled: (job) => job.enrichment("geo") && job.foundPlaces(), run: (job) => job.resolveGeo() }),
+  // the web about the text's main entities: observations, each run through reconcileSteps (asked for, with a provider)
+  stage("web_search", { enabled: (job) => job.enrichment("webSearch"), run: (job) => job.webSearch() }),
+  // a text in a series: the window of its latest members, and observations across it, each run through reconcileSteps
+  stage("fetch_series", { enabled: (job) => job.enrichment("observeSeries"), run: (job) => job.fetchSeries() }),
+  stage("observe_series", { enabled: (job) => job.enrichment("observeSeries") && job.seriesToObserve(), run: (job) => job.observeSeries() }),
 ];

@@ -64,8 +64,30 @@ describeEachDriver(
       const names = (await db.select({ name: entities.name }).from(entities).where(eq(entities.datasetId, ds.id))).map((e) => e.name).sort();
       expect(names).toEqual(["Alice", "Paris"]);
       const rows = await db.select().from(inferences).where(eq(inferences.datasetId, ds.id));
-      expect(rows.every((x) => x.provider === "openai" && x.error === null)).toBe(true);
-      expect(rows.map((x) => x.stage).sort()).toEqual(["classify_complexity", "extract_graph", "load_candidates", "summarize_chunk"]);
+      // the model's calls, and resolve_geo's lookup of Paris in the offline gazetteer
+      const models = rows.filter((x) => x.task !== "geocode");
+      expect(models.every((x) => x.provider === "openai" && x.error === null)).toBe(true);
+      expect(models.map((x) => x.stage).sort()).toEqual(["classify_complexity", "extract_graph", "load_candidates", "summarize_chunk"]);
+      expect(rows.filter((x) => x.task === "geocode").map((x) => [x.stage, x.provider, x.error])).toEqual([["resolve_geo", "gazetteer", null]]);
+    });
+
+    it("embeds each chunk of a long text with its own entities and facts, also the chunks extracted ahead", async () => {
+      // chunks ahead are extracted and embedded while earlier ones are stored (GB_EXTRACT_CONCURRENCY 4):
+      // a chunk embedded before its graph came back once had no vectors for its entities, and
+      // load_candidates failed on every text of several chunks
+      reset({ complexity: () => ({ content: { complexity: "complex", chunk: true, reason: "long" } }) });
+      const { app } = ctx();
+      const ds = await freshDataset(app);
+      const text = Array.from({ length: 400 }, (_, i) => `Alice walked ${i} kilometres along the river in Paris that week.`).join(" ");
+      const before = fake.requests.length;
+      const r = await callerFor(app).remember.submit({ dataset: ds.name, text, wait: true });
+      expect(r).toMatchObject({ status: "succeeded" });
+      const chunkCount = (await callerFor(app).runs.remember.get({ id: r.rememberRunId })).progress?.chunksTotal ?? 0;
+      expect(chunkCount).toBeGreaterThan(4);
+      const embeds = fake.requests.slice(before).filter((q) => q.path.endsWith("/embeddings"));
+      // one batch per chunk: the chunk, its two entities and its fact
+      expect(embeds).toHaveLength(chunkCount);
+      for (const q of embeds) expect((q.body as { input: string[] }).input).toEqual([expect.any(String), "Alice", "Paris", "Alice lives in Paris."]);
     });
 
     it("asks the model about a possible contradiction and retires the old fact", async () => {

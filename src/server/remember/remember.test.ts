@@ -50,7 +50,7 @@ describeEachDriver("remember", (ctx) => {
       resolve_edges: "succeeded",
       store: "succeeded",
       store_series: "skipped", // no series
-      resolve_geo: "skipped",
+      resolve_geo: "succeeded", // Paris is a place: the gazetteer places it
       web_search: "skipped",
       fetch_series: "skipped",
       observe_series: "skipped",
@@ -77,14 +77,15 @@ describeEachDriver("remember", (ctx) => {
       field: "occurredAt",
     });
     expect(await rejection(api.remember.submit({ dataset: "no-such-dataset", text: "x" }))).toMatchObject({ code: "NOT_FOUND" });
-    // enrichment is not in this version: switching any on is refused, not ignored (switched off is fine)
-    for (const [key, stage] of [["geo", "resolve_geo"], ["webSearch", "web_search"], ["observeSeries", "fetch_series, observe_series"]] as const) {
-      expect(await rejection(api.remember.submit({ dataset: ds.name, text: "x", series: "s", options: { enrich: { [key]: true } } }))).toEqual({
-        code: "BAD_REQUEST",
-        field: `options.enrich.${key}`,
-        message: `options.enrich.${key}: is not in this version (${stage} ${stage.includes(",") ? "are placeholders" : "is a placeholder"})`,
-      });
-    }
+    // options.enrich takes booleans, and only the three switches
+    expect(await rejection(api.remember.submit({ dataset: ds.name, text: "x", options: { enrich: { geo: "yes" as never } } }))).toMatchObject({
+      code: "BAD_REQUEST",
+      field: "options.enrich.geo",
+    });
+    expect(await rejection(api.remember.submit({ dataset: ds.name, text: "x", options: { enrich: { maps: true } as never } }))).toMatchObject({
+      code: "BAD_REQUEST",
+      field: "options.enrich",
+    });
     const small = { ...app, env: { ...app.env, GB_MAX_TEXT_BYTES: 16 } };
     expect(await rejection(callerFor(small).remember.submit({ dataset: ds.name, text: "é".repeat(9) }))).toMatchObject({
       code: "PAYLOAD_TOO_LARGE",
@@ -171,6 +172,7 @@ describeEachDriver("remember", (ctx) => {
       "load_candidates",
       "resolve_edges",
       "store",
+      "resolve_geo", // Paris is a place
     ]);
     const extract = await api.runs.remember.outputs({ id, stage: "extract_graph" });
     expect(extract).toHaveLength(1);

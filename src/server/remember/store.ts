@@ -2,7 +2,8 @@ import { broaderOnly, broaderWords } from "../text/broader";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { column, queryRows, rowDecoder } from "../db/rows";
-import { texts, type TextSource } from "../db/schema";
+import { type DerivedFrom, texts, type TextSource } from "../db/schema";
+import { parseQuantity } from "../enrich/series/quantity";
 import { heldRun, holdsRun, LeaseLostError } from "./manager";
 import { nameKey, uniqueKeys } from "../text/name-key";
 import { grownEntities } from "./pending";
@@ -22,7 +23,16 @@ export interface StoreInput {
   /** the attempt that holds the run */
   attempt: number;
   /** content: the text, with the first chunk an attempt stores (null after: it is not sent again) */
-  text: { id: string; content: string | null; userId: string | null; source: TextSource; seriesKey: string | null; occurredAt: Date | null };
+  text: {
+    id: string;
+    content: string | null;
+    userId: string | null;
+    source: TextSource;
+    seriesKey: string | null;
+    occurredAt: Date | null;
+    /** an observation (web_search, observe_series) and where it came from; absent for a text given to remember */
+    derivedFrom?: DerivedFrom;
+  };
   chunk: { id: string; index: number; content: string; summary: string; tokenCount: number; embedding: number[] | null };
   plan: Plan;
   /** embeddings of the plan's entities (by id) and new facts (by id) */
@@ -57,6 +67,12 @@ async function linkSeries(tx: Tx, datasetId: string, textId: string, seriesKey: 
 
 /** Rows as one jsonb parameter, read back with jsonb_to_recordset: a table's rows in one statement whatever their number. */
 const rows = (values: object[]) => sql`${JSON.stringify(values)}::jsonb`;
+/** a literal object's number and unit, or nulls */
+function numberOf(value: string | null): { num_value: number | null; unit: string | null } {
+  const q = value === null ? null : parseQuantity(value);
+  return q && Number.isFinite(q.value) ? { num_value: q.value, unit: q.unit } : { num_value: null, unit: null };
+}
+
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 /** a real[] parameter as an array literal */
 const realArray = (v: number[] | null) => (v ? `{${v.join(",")}}` : null);
@@ -103,10 +119,11 @@ export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult
     db,
     sql`WITH run AS (${heldRun(run)}),
         text_row AS (
-          INSERT INTO gb_texts (dataset_id, id, run_id, content, user_id, source, series_key, series_position, occurred_at, created_at)
+          INSERT INTO gb_texts (dataset_id, id, run_id, content, user_id, source, series_key, series_position, occurred_at, created_at, kind, derived_from)
           SELECT ${datasetId}, ${t.id}, ${runId}, ${t.content}, ${t.userId}, ${JSON.stringify(t.source)}::jsonb, ${t.seriesKey},
                  CASE WHEN ${link} THEN coalesce((SELECT max(series_position) FROM gb_texts WHERE dataset_id = ${datasetId} AND series_key = ${t.seriesKey}), 0) + 1 END,
-                 ${iso(t.occurredAt)}::timestamptz, ${now}::timestamptz
+                 ${iso(t.occurredAt)}::timestamptz, ${now}::timestamptz,
+                 ${t.derivedFrom ? "observation" : "text"}, ${t.derivedFrom ? JSON.stringify(t.derivedFrom) : null}::jsonb
           WHERE ${held} AND ${t.content !== null}
           -- an earlier attempt stored the text: only its place in the series, if it had none
           ON CONFLICT (dataset_id, id) DO UPDATE SET series_position = excluded.series_position
@@ -150,8 +167,8 @@ export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult
           WHERE e.dataset_id = ${datasetId} AND e.id = x.id AND ${held}
         ),
         new_facts AS (
-          INSERT INTO gb_facts (dataset_id, id, subject_id, predicate, object_id, object_value, sentence, valid_at, invalid_at, embedding, created_at, text_id, chunk_id, created_run_id)
-          SELECT ${datasetId}, x.id, x.subject_id, x.predicate, x.object_id, x.object_value, x.sentence, x.valid_at, x.invalid_at, x.embedding,
+          INSERT INTO gb_facts (dataset_id, id, subject_id, predicate, object_id, object_value, num_value, unit, sentence, valid_at, invalid_at, embedding, created_at, text_id, chunk_id, created_run_id)
+          SELECT ${datasetId}, x.id, x.subject_id, x.predicate, x.object_id, x.object_value, x.num_value, x.unit, x.sentence, x.valid_at, x.invalid_at, x.embedding,
                  ${now}::timestamptz, ${t.id}, ${input.chunk.id}, ${runId}
           FROM jsonb_to_recordset(${rows(
             plan.facts.map((f) => ({
@@ -160,12 +177,14 @@ export async function storeChunk(db: Db, input: StoreInput): Promise<StoreResult
               predicate: f.predicate,
               object_id: f.objectId,
               object_value: f.objectValue,
+              // a number the literal holds, for series charts (graph.series) and observe_series
+              ...numberOf(f.objectValue),
               sentence: f.sentence,
               valid_at: iso(f.validAt),
               invalid_at: iso(f.invalidAt),
               embedding: input.vectors.get(f.id) ?? null,
             })),
-          )}) AS x(id uuid, subject_id uuid, predicate text, object_id uuid, object_value text, sentence text, valid_at timestamptz, invalid_at timestamptz, embedding real[])
+          )}) AS x(id uuid, subject_id uuid, predicate text, object_id uuid, object_value text, num_value double precision, unit text, sentence text, valid_at timestamptz, invalid_at timestamptz, embedding real[])
           WHERE ${held}
         ),
         changed_facts AS (

@@ -4,7 +4,6 @@ import { actorId, type Caller } from "../auth/caller";
 import { resolveDataset } from "../datasets/datasets";
 import { ConflictError, PayloadTooLargeError } from "../errors";
 import { createQueuedRun, createQueuedRunOnce } from "../runs/run-log";
-import { refusePlaceholders } from "../stages";
 import type { RememberInput, RunParams } from "./schemas";
 
 export interface SubmitResult {
@@ -28,16 +27,6 @@ function canonical(v: unknown): string {
   return JSON.stringify(v) ?? "null";
 }
 
-/** The stages each switch of `options.enrich` runs. */
-const ENRICH_STAGES = { geo: ["resolve_geo"], webSearch: ["web_search"], observeSeries: ["fetch_series", "observe_series"] } as const;
-
-/** An enrichment switched on whose stages are placeholders in this version is refused, not ignored. */
-function refuseEnrichment(enrich: NonNullable<RememberInput["options"]>["enrich"]): void {
-  for (const [key, stages] of Object.entries(ENRICH_STAGES) as [keyof typeof ENRICH_STAGES, readonly string[]][]) {
-    if (enrich?.[key] === true) refusePlaceholders("remember", `options.enrich.${key}`, stages);
-  }
-}
-
 const requestHash = (params: RunParams): string => createHash("sha256").update(canonical(params)).digest("hex");
 
 /**
@@ -46,7 +35,6 @@ const requestHash = (params: RunParams): string => createHash("sha256").update(c
  * the dataset returns that run (CONFLICT if it was used for another request).
  */
 export async function submitRemember({ app, caller, input }: { app: App; caller: Caller; input: RememberInput }): Promise<SubmitResult> {
-  refuseEnrichment(input.options?.enrich);
   const db = app.database.db;
   await app.rateLimits.take("remember", caller);
   const bytes = Buffer.byteLength(input.text, "utf8");

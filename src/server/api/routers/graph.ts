@@ -1,5 +1,7 @@
 import { getEntity, getNeighbourhood, listEntities } from "../../graph/read";
 import { EntitiesInput, EntityInput, NeighbourhoodInput } from "../../graph/schemas";
+import { getSeries, listSeriesKeys } from "../../enrich/series/read";
+import { SeriesInput, SeriesKeysInput } from "../../enrich/series/schemas";
 import { readProcedure, router } from "../trpc";
 
 export const graphRouter = router({
@@ -8,4 +10,7 @@ export const graphRouter = router({
   neighbourhood: readProcedure
     .input(NeighbourhoodInput)
     .query(({ ctx, input }) => getNeighbourhood({ db: ctx.db, scope: ctx.caller, input })),
+  /** a series' members in order, its numbers per measure (for a chart) and the observations about it */
+  series: readProcedure.input(SeriesInput).query(({ ctx, input }) => getSeries({ db: ctx.db, scope: ctx.caller, input })),
+  seriesKeys: readProcedure.input(SeriesKeysInput).query(({ ctx, input }) => listSeriesKeys({ db: ctx.db, scope: ctx.caller, input })),
 });

@@ -42,6 +42,17 @@ export interface TextSource {
   speaker?: string;
 }
 
+export interface DerivedFrom {
+  stage: "observe_series" | "web_search";
+  /** the text whose run wrote the observation */
+  textId: string;
+  /** observe_series: the series members the observation is about */
+  textIds?: string[];
+  /** web_search: the result's page and the query that found it */
+  url?: string;
+  query?: string;
+}
+
 /** One input to remember, whole. */
 export const texts = pgTable(
   "gb_texts",
@@ -57,6 +68,13 @@ export const texts = pgTable(
     /** 1-based place in its series, set by store_series */
     seriesPosition: integer("series_position"),
     occurredAt: ts("occurred_at"),
+    /** "text" (given to remember) or "observation" (written by web_search or observe_series) */
+    kind: text("kind").$type<"text" | "observation">().notNull().default("text"),
+    /**
+     * An observation's provenance: the series members it was drawn from (text ids) or the web
+     * page it came from (url), and the stage that wrote it. NULL for a text given to remember.
+     */
+    derivedFrom: jsonb("derived_from").$type<DerivedFrom>(),
     createdAt: ts("created_at").notNull(),
   },
   (t) => [
@@ -118,8 +136,13 @@ export const entities = pgTable(
     aliasKeys: text("alias_keys").array().notNull().default([]),
     summary: text("summary"),
     embedding: real("embedding").array(),
+    /** a place's coordinates, set by resolve_geo from the geocoder */
     lat: doublePrecision("lat"),
     lon: doublePrecision("lon"),
+    /** a place's ISO 3166-1 alpha-2 country, from the geocoder */
+    country: text("country"),
+    /** the geocoder's id of the place ("geonames:2988507", "osm:node/123") */
+    geoId: text("geo_id"),
     createdAt: ts("created_at").notNull(),
     createdRunId: uuid("created_run_id"),
     updatedAt: ts("updated_at").notNull(),
@@ -137,6 +160,8 @@ export const entities = pgTable(
     index("gb_entities_name_idx").on(t.datasetId, t.name),
     // changes: what a run created
     index("gb_entities_run_idx").on(t.datasetId, t.createdRunId),
+    // nearby_geo: a bounding box on lat/lon within a dataset, then the exact distance
+    index("gb_entities_geo_idx").on(t.datasetId, t.lat, t.lon).where(sql`lat IS NOT NULL`),
   ],
 );
 
@@ -151,6 +176,9 @@ export const facts = pgTable(
     objectId: uuid("object_id"),
     /** the object when it is a literal value rather than an entity */
     objectValue: text("object_value"),
+    /** a literal object that is a number: its value and unit ("3.1 M EUR" = 3100000, "EUR"), for series charts */
+    numValue: doublePrecision("num_value"),
+    unit: text("unit"),
     sentence: text("sentence").notNull(),
     /** when it started / stopped holding in the world, when the text says */
     validAt: ts("valid_at"),

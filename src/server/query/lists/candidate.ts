@@ -15,6 +15,16 @@ export interface Candidate {
   source: SourceRef;
   /** when its text was said or written (occurredAt, else when it was remembered) */
   at: Date;
+  /** found near the question's place (the nearby list): how far it is, in km, and by which of its entities */
+  distanceKm?: number;
+  nearEntity?: { id: string; name: string };
+}
+
+/** A point and a radius: where the nearby list looks (nearby_geo, from the place detect_geo found). */
+export interface NearQuery {
+  lat: number;
+  lon: number;
+  radiusKm: number;
 }
 
 /** What every list is asked: one question about one dataset. */
@@ -28,6 +38,8 @@ export interface ListQuery {
   asOf: Date | null;
   pgvector: boolean;
   dimensions: number;
+  /** the place the question asks about (nearby_geo); null: the nearby list finds nothing */
+  near?: NearQuery | null;
   /** the question's BM25 term weights (termWeights), fetched first: they say whether the dataset is empty */
   weights: TermWeights;
   /** Another list's candidates for this question: each list runs once, however many lists read it. */

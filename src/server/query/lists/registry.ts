@@ -4,6 +4,7 @@ import { chunksVector } from "./chunks-vector";
 import { entities } from "./entities";
 import { factsText } from "./facts-text";
 import { factsVector } from "./facts-vector";
+import { nearby } from "./nearby";
 import { seriesNext } from "./series-next";
 
 /**
@@ -18,6 +19,8 @@ export const LISTS = {
   entities,
   facts_vector: factsVector,
   chunks_vector: chunksVector,
+  // nothing in retrieve_graph: nearby_geo runs it with the place detect_geo found, and fuses again
+  nearby,
 } satisfies Record<string, RetrievalList>;
 
 export type ListName = keyof typeof LISTS;

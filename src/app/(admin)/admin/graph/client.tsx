@@ -4,14 +4,15 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { Empty, ErrorNote, Loading } from "@/app/_components/status";
-import { playgroundHref } from "@/lib/admin-links";
+import { graphHref, playgroundHref } from "@/lib/admin-links";
 import { useTRPC } from "@/trpc/client";
 import { DatasetSwitcher } from "../../_components/dataset";
 import { PageHead } from "../../_components/page-head";
 import { EntityDetail } from "./_components/entity-detail";
 import { EntityList } from "./_components/entity-list";
+import { SeriesView } from "./_components/series-view";
 import styles from "./graph.module.css";
-import { useGraphParams } from "./search-params";
+import { seriesHref, useGraphParams } from "./search-params";
 
 const PAGE = 50;
 
@@ -25,8 +26,38 @@ function useDebounced<T>(value: T, ms: number): T {
   return settled;
 }
 
-/** /admin/graph: find an entity of the dataset, read its facts (now and before) and walk its neighbourhood. */
+/** The two views of the page: entities, or series. */
+function ViewTabs({ dataset, view }: { dataset: string; view: "entities" | "series" }) {
+  return (
+    <nav className={styles.viewTabs} aria-label="Graph views">
+      <Link className="button small" href={graphHref(dataset)} aria-current={view === "entities" ? "page" : undefined}>
+        Entities
+      </Link>
+      <Link className="button small" href={seriesHref(dataset)} aria-current={view === "series" ? "page" : undefined}>
+        Series
+      </Link>
+    </nav>
+  );
+}
+
+/** /admin/graph: the entities (search, facts, neighbourhood) or the series (charts and observations) of a dataset. */
 export function GraphView() {
+  const { dataset, view, series } = useGraphParams();
+  return (
+    <main>
+      <PageHead title="Graph">
+        What the dataset knows: find an entity, read its facts as they are now and as they were, and walk to its neighbours; or chart a
+        series of texts and read what changed across it.
+      </PageHead>
+      <DatasetSwitcher />
+      <ViewTabs dataset={dataset} view={view} />
+      {view === "series" ? <SeriesView dataset={dataset} selected={series} /> : <EntitiesView />}
+    </main>
+  );
+}
+
+/** Find an entity of the dataset, read its facts (now and before) and walk its neighbourhood. */
+function EntitiesView() {
   const trpc = useTRPC();
   const { dataset, entity, fact } = useGraphParams();
   const [typed, setTyped] = useState("");
@@ -40,11 +71,7 @@ export function GraphView() {
   const items = list.data?.pages.flatMap((p) => p.items) ?? [];
   const nothingYet = list.isSuccess && !search && items.length === 0;
   return (
-    <main>
-      <PageHead title="Graph">
-        What the dataset knows: find an entity, read its facts as they are now and as they were, and walk to its neighbours.
-      </PageHead>
-      <DatasetSwitcher />
+    <>
       {list.error && <ErrorNote error={list.error} action="list the entities" />}
       {nothingYet ? (
         <section className="card">
@@ -81,6 +108,6 @@ export function GraphView() {
           </div>
         </div>
       )}
-    </main>
+    </>
   );
 }

@@ -32,8 +32,10 @@ export function EntityCard({ dataset, entity }: { dataset: string; entity: Entit
         {entity.lat !== null && entity.lon !== null && (
           <>
             <dt>Place</dt>
-            <dd>
+            <dd data-testid="entity-place">
               {entity.lat.toFixed(4)}, {entity.lon.toFixed(4)}
+              {entity.country ? ` · ${entity.country}` : ""}
+              {entity.geoId ? ` · ${entity.geoId}` : ""}
             </dd>
           </>
         )}

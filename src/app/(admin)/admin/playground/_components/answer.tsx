@@ -66,6 +66,11 @@ export function Answer({ dataset, result }: { dataset: string; result: Result })
                 <span className={styles.sourceMeta}>
                   <span className="badge">{s.kind}</span>
                   <span className="small">score {s.score.toFixed(3)}</span>
+                  {s.distanceKm !== undefined && (
+                    <span className="small" data-testid="source-distance">
+                      {s.distanceKm < 10 ? s.distanceKm.toFixed(1) : Math.round(s.distanceKm)} km{s.nearEntity ? ` (${s.nearEntity.name})` : ""}
+                    </span>
+                  )}
                   {(s.validAt || s.invalidAt) && <span className="muted small">valid {formatSpan(s.validAt, s.invalidAt)}</span>}
                   {s.kind === "fact" && s.entityIds[0] && (
                     <Link className="small" href={graphHref(dataset, s.entityIds[0], s.id)}>
