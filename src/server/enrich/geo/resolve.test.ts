@@ -7,7 +7,8 @@ import { describeEachDriver, freshDataset } from "../../../test/db";
 import type { App } from "../../app";
 import { entities, inferences } from "../../db/schema";
 import { distanceKm } from "./geocoder";
-import type { ResolveGeoOutput } from "./resolve";
+import { recordedModels } from "../../models/record";
+import { resolveGeo, type ResolveGeoOutput } from "./resolve";
 
 /** remember.submit through the app, waiting for the run; its stages' statuses and resolve_geo's output */
 async function remember(app: App, dataset: string, text: string, extra: Record<string, unknown> = {}) {
@@ -95,6 +96,24 @@ describeEachDriver("resolve_geo, the offline gazetteer", (ctx) => {
     const other = rows.find((e) => e.name === "Brightwater Commons");
     if (other) expect(other).toMatchObject({ lat: null, country: null });
     expect(rows.find((e) => e.name === "Odile Marchand")).toMatchObject({ lat: null, country: null });
+  });
+
+  it("looks up at most maxNames names of a text; the places past the bound are listed, not looked up", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const text = "Ines lives in Lisbon. Tomas lives in Rotterdam. Greta lives in Hamburg.";
+    const r = await remember(app, ds.name, text, { options: { enrich: { geo: false } } });
+    const db = app.database.db;
+    const models = recordedModels(app.provider, { db, datasetId: ds.id, runKind: null, runId: null });
+    const out = await resolveGeo({ db, models, geocoder: app.enrich.geocoder, datasetId: ds.id, runId: r.id, textId: r.id, text, maxNames: 2 });
+    expect(out.places.map((p) => [p.name, p.status])).toEqual([
+      ["Lisbon", "resolved"],
+      ["Rotterdam", "resolved"],
+      ["Hamburg", "unresolved"],
+    ]);
+    expect(place(out, "Hamburg")!.reason).toBe("not looked up: the text names more than 2 places");
+    const asked = await db.select().from(inferences).where(and(eq(inferences.datasetId, ds.id), eq(inferences.task, "geocode")));
+    expect([...new Set(asked.map((i) => (i.request as { name: string }).name))].sort()).toEqual(["Lisbon", "Rotterdam"]);
   });
 
   it("is skipped with options.enrich.geo: false, and when the text names no place", async () => {

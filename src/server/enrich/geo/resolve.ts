@@ -33,6 +33,9 @@ function mayBePlace(e: { name: string; type: string } | undefined): boolean {
   return e !== undefined && !NEVER_PLACE.test(e.type.trim()) && /^\p{Lu}/u.test(e.name);
 }
 
+/** the most place names resolve_geo looks up for one text */
+export const MAX_PLACE_NAMES = 100;
+
 export interface ResolveGeoInput {
   db: Db;
   models: Models;
@@ -42,6 +45,8 @@ export interface ResolveGeoInput {
   runId: string;
   textId: string;
   text: string;
+  /** the most names looked up (default MAX_PLACE_NAMES) */
+  maxNames?: number;
 }
 
 export interface PlaceOutcome {
@@ -111,13 +116,23 @@ const point = (e: { lat: number | null; lon: number | null }): GeoPoint | null =
  */
 export async function resolveGeo(input: ResolveGeoInput): Promise<ResolveGeoOutput> {
   const { db, models, geocoder, datasetId, text } = input;
-  const places = await runPlaces(input);
+  const maxNames = input.maxNames ?? MAX_PLACE_NAMES;
+  // in the order the text names them (the first named are looked up first, within the bound)
+  const at = (name: string) => {
+    const i = text.indexOf(name);
+    return i < 0 ? Number.MAX_SAFE_INTEGER : i;
+  };
+  const places = (await runPlaces(input)).sort((a, b) => at(a.name) - at(b.name));
   const countries = countriesNamed(text);
   const knownPoints = places.map(point).filter((p) => p !== null);
 
-  // one lookup per name (two entities of one name are one place of the text)
+  // one lookup per name (two entities of one name are one place of the text), at most
+  // MAX_PLACE_NAMES a text: a book naming thousands of towns must not send thousands of requests
+  // to a geocoder service (the places past the bound are listed, unresolved)
   const names = new Map<string, { name: string; result: GeoResult | null }>();
-  for (const p of places) if (p.lat === null && !names.has(nameKey(p.name))) names.set(nameKey(p.name), { name: p.name, result: null });
+  for (const p of places) {
+    if (p.lat === null && !names.has(nameKey(p.name)) && names.size < maxNames) names.set(nameKey(p.name), { name: p.name, result: null });
+  }
   const query = (name: string, near: GeoPoint[]) => ({ name, ...(countries.length ? { countries } : {}), ...(near.length ? { near } : {}) });
 
   for (const n of names.values()) n.result = await geocode(models, geocoder, query(n.name, knownPoints));
@@ -136,7 +151,12 @@ export async function resolveGeo(input: ResolveGeoInput): Promise<ResolveGeoOutp
       out.push({ entityId: p.id, name: p.name, status: "known", lat: p.lat, lon: p.lon, country: p.country, geoId: p.geoId, reason: "placed before this run", candidates: [] });
       continue;
     }
-    const r = names.get(nameKey(p.name))!.result!;
+    const looked = names.get(nameKey(p.name));
+    if (!looked) {
+      if (p.typed) out.push({ entityId: p.id, name: p.name, status: "unresolved", lat: null, lon: null, country: null, geoId: null, reason: `not looked up: the text names more than ${maxNames} places`, candidates: [] });
+      continue;
+    }
+    const r = looked.result!;
     const found = r.place;
     // a locative fact's object that the geocoder does not know is not a place: not reported
     if (!p.typed && !found && r.candidates.length === 0) continue;

@@ -97,6 +97,19 @@ describeEachDriver("series (fetch_series, observe_series, graph.series)", (ctx) 
     expect(cited.length, JSON.stringify(answer.sources.map((s) => s.text))).toBeGreaterThan(0);
   });
 
+  it("a person's observations go with their texts when they are forgotten (subjects.purge by userId)", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    for (const r of REPORTS) await submit(app, ds.name, r, { series: "quillon-p", userId: "u-quillon" });
+    const all = () => app.database.db.select({ kind: texts.kind, userId: texts.userId }).from(texts).where(eq(texts.datasetId, ds.id));
+    const before = await all();
+    expect(before.filter((t) => t.kind === "observation").length).toBeGreaterThan(0);
+    // an observation belongs to the person whose text it was drawn from
+    expect(before.every((t) => t.userId === "u-quillon")).toBe(true);
+    await callerFor(app).subjects.purge({ dataset: ds.name, userId: "u-quillon" });
+    expect(await all()).toEqual([]);
+  });
+
   it("options.enrich.observeSeries false skips both stages; a text without a series skips both", async () => {
     const { app } = ctx();
     const ds = await freshDataset(app);
