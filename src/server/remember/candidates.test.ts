@@ -266,8 +266,13 @@ describeEachDriver("load_candidates through a pending store", (ctx) => {
     });
     const before = await loadCandidates(db, next(true));
 
-    const runId = await createQueuedRun(db, "remember", { datasetId: ds.id, userId: null, params: {} });
-    await db.execute(sql`UPDATE gb_remember_runs SET status = 'started', attempts = 1 WHERE id = ${runId}`);
+    // made started in the transaction that makes it: the app's worker must never see it queued
+    // (it would claim it, fail it for its empty params, and the store below would be fenced off)
+    const runId = await db.transaction(async (tx) => {
+      const made = await createQueuedRun(tx as unknown as typeof db, "remember", { datasetId: ds.id, userId: null, params: {} });
+      await tx.execute(sql`UPDATE gb_remember_runs SET status = 'started', attempts = 1 WHERE id = ${made}`);
+      return made;
+    });
     await storeChunk(db, {
       datasetId: ds.id, runId, attempt: 1,
       text: { id: runId, content: "told", userId: null, source: {}, seriesKey: null, occurredAt: null },

@@ -38,7 +38,9 @@ const COLUMNS = sql.raw(
  * joins the key's writers.
  */
 export async function ensureRows(db: Db, datasetId: string, scope: Scope, turn: boolean): Promise<MemoryRow[]> {
-  const keys = scopeKeys(scope);
+  // in key order, the order lockRows locks them in: an upsert that took the user's row first and
+  // an upgrade that holds the server's row deadlocked (Postgres: "deadlock detected")
+  const keys = scopeKeys(scope).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const values = sql.join(
     keys.map(
       (k) =>
