@@ -21,5 +21,9 @@ export const ports = {
   stm: E2E_BASE + 40,
   /** GB_REDIS_URL: a live Redis, then one that is down: stm-redis.spec.ts */
   stmRedis: E2E_BASE + 41,
+  /** auth on (a bootstrap owner key), its own data dir: mcp.spec.ts */
+  mcp: E2E_BASE + 42,
+  /** auth on (a bootstrap owner key), its own data dir: docs.spec.ts */
+  docs: E2E_BASE + 43,
   fakeModel: E2E_BASE + 98,
 } as const;

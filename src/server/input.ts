@@ -41,4 +41,20 @@ export const isAcceptedTime = (d: Date): boolean => {
 export const Instant = z
   .union([z.date(), z.iso.datetime({ offset: true }), z.iso.date()])
   .transform((v) => new Date(v))
-  .refine(isAcceptedTime, "must be a valid time between the years 1 and 9999");
+  .refine(isAcceptedTime, "must be a valid time between the years 1 and 9999")
+  .meta({
+    // the REST document (zod-openapi) shows the two JSON forms, not the Date (a bare "string" there)
+    override: ({ jsonSchema }: { jsonSchema: { anyOf?: { format?: string }[] } }) => {
+      jsonSchema.anyOf = jsonSchema.anyOf?.filter((s) => s.format !== undefined);
+    },
+  });
+
+/**
+ * A yes or no: true or false, or "true" or "false" as a REST query string carries it. Not
+ * z.boolean(): the REST handler (trpc-to-openapi) switches on zod's coercion of every z.boolean()
+ * of an input it serves, in place, so for tRPC too, and Boolean("false") is true. A pipe is left
+ * alone, and reads the strings itself.
+ */
+export const Flag = z
+  .union([z.boolean(), z.enum(["true", "false"])])
+  .transform((v) => v === true || v === "true");

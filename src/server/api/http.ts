@@ -1,3 +1,4 @@
+import type { TRPCError } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { App } from "../app";
 import { callerFromRequest } from "../auth/request";
@@ -5,7 +6,7 @@ import { MAX_BATCH_CALLS } from "../../lib/limits";
 import { isRateLimited, logError } from "../errors";
 import { INTERNAL_MESSAGE } from "./errors";
 import { appRouter } from "./root";
-import { createInnerContext } from "./trpc";
+import { type Context, createInnerContext } from "./trpc";
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
@@ -31,6 +32,25 @@ export function isCrossSite(headers: Headers, publicUrl: string | undefined): bo
   return !own.some((h) => h !== null && h.toLowerCase() === host.toLowerCase());
 }
 
+/** An HTTP request's context: who sent it (auth/request.ts), and whether another site's page did. */
+export async function requestContext(req: Request, app: App): Promise<Context> {
+  return createInnerContext({ app, caller: await callerFromRequest(app, req.headers), crossSite: isCrossSite(req.headers, app.env.GB_PUBLIC_URL) });
+}
+
+/**
+ * Logs a failure that came before any procedure, e.g. the database failing while the caller is
+ * looked up: toTRPCError logged the procedures' own (and said INTERNAL_MESSAGE).
+ */
+export function logUnhandled(error: TRPCError, what: string): void {
+  if (error.code === "INTERNAL_SERVER_ERROR" && error.message !== INTERNAL_MESSAGE) logError(`${what} failed`, error.cause ?? error);
+}
+
+/** TOO_MANY_REQUESTS also says when to come back, in the standard header: its value, or null. */
+export function retryAfter(errors: readonly TRPCError[]): string | null {
+  const wait = errors.map((e) => (isRateLimited(e.cause) ? e.cause.retryAfterMs : 0)).reduce((a, b) => Math.max(a, b), 0);
+  return wait > 0 ? String(Math.ceil(wait / 1000)) : null;
+}
+
 /** The tRPC route handler, over a given App: the Next route and the tests both use it. */
 export function handleTrpc(req: Request, app: App): Promise<Response> {
   return fetchRequestHandler({
@@ -38,17 +58,11 @@ export function handleTrpc(req: Request, app: App): Promise<Response> {
     req,
     router: appRouter,
     maxBatchSize: MAX_BATCH_CALLS,
-    createContext: async () =>
-      createInnerContext({ app, caller: await callerFromRequest(app, req.headers), crossSite: isCrossSite(req.headers, app.env.GB_PUBLIC_URL) }),
-    onError({ error, path }) {
-      // toTRPCError logged the failures of procedures (and said INTERNAL_MESSAGE); this is one
-      // that came before them, e.g. the database failing while the caller is looked up
-      if (error.code === "INTERNAL_SERVER_ERROR" && error.message !== INTERNAL_MESSAGE) logError(`tRPC ${path ?? "(request)"} failed`, error.cause ?? error);
-    },
+    createContext: () => requestContext(req, app),
+    onError: ({ error, path }) => logUnhandled(error, `tRPC ${path ?? "(request)"}`),
     responseMeta({ errors }) {
-      // TOO_MANY_REQUESTS also says when to come back, in the standard header
-      const wait = errors.map((e) => (isRateLimited(e.cause) ? e.cause.retryAfterMs : 0)).reduce((a, b) => Math.max(a, b), 0);
-      return wait > 0 ? { headers: new Headers({ "retry-after": String(Math.ceil(wait / 1000)) }) } : {};
+      const wait = retryAfter(errors);
+      return wait ? { headers: new Headers({ "retry-after": wait }) } : {};
     },
   });
 }

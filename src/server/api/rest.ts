@@ -1,10 +1,11 @@
 import { z } from "zod";
-import type { RunKind } from "../../lib/stages";
+import { type RunKind, RunStatuses } from "../../lib/stages";
 import type { App } from "../app";
 import { callerFromRequest } from "../auth/request";
 import { UnauthorizedError, ValidationError } from "../errors";
 import { listRuns } from "../runs/list";
 import { ListRunsInput } from "../runs/schemas";
+import type { RunSummary } from "../runs/shape";
 import { runLogs } from "../runs/tables";
 import { toHttpError } from "./errors";
 
@@ -13,7 +14,8 @@ import { toHttpError } from "./errors";
  * runs.*.list, with the seed's snake_case names.
  */
 
-const QueryString = z.object({
+/** The routes' query string (also the OpenAPI document's description of it: openapi-document.ts). */
+export const QueryString = z.object({
   dataset: z.string().default("default"),
   status: z.string().optional(),
   flagged: z.enum(["true", "false", "1", "0"]).optional(),
@@ -38,7 +40,40 @@ function parse(url: URL) {
   throw new ValidationError(String(issue?.path[0] ?? "query"), issue?.message ?? "invalid");
 }
 
+/** A run as the routes show it, but its id, whose name is the log's (remember_run_id, query_run_id). */
+const AdminRun = z.object({
+  dataset: z.string(),
+  user_id: z.string().nullable(),
+  status: z.enum(RunStatuses),
+  error: z.string().nullable(),
+  flagged: z.boolean(),
+  created_at: z.iso.datetime(),
+  started_at: z.iso.datetime().nullable(),
+  finished_at: z.iso.datetime().nullable(),
+  duration_ms: z.number().nullable(),
+});
+
+/** What the routes answer (for the OpenAPI document; the handler's runs are typed by AdminRun). */
+export const adminRunsAnswer = (kind: RunKind) =>
+  z.object({
+    counts: z.record(z.enum(RunStatuses), z.number()),
+    runs: z.array(AdminRun.extend({ [runLogs[kind].idField]: z.string() })),
+    next_cursor: z.string().nullable(),
+  });
+
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+const adminRun = (r: RunSummary): z.input<typeof AdminRun> => ({
+  dataset: r.dataset,
+  user_id: r.userId,
+  status: r.status,
+  error: r.error,
+  flagged: r.flagged,
+  created_at: r.createdAt.toISOString(),
+  started_at: iso(r.startedAt),
+  finished_at: iso(r.finishedAt),
+  duration_ms: r.durationMs,
+});
 
 export async function handleRunsRest(kind: RunKind, req: Request, app: App): Promise<Response> {
   try {
@@ -47,18 +82,7 @@ export async function handleRunsRest(kind: RunKind, req: Request, app: App): Pro
     const list = await listRuns({ db: app.database.db, scope: caller, kind, input: parse(new URL(req.url)) });
     return Response.json({
       counts: list.counts,
-      runs: list.items.map((r) => ({
-        [runLogs[kind].idField]: r.id,
-        dataset: r.dataset,
-        user_id: r.userId,
-        status: r.status,
-        error: r.error,
-        flagged: r.flagged,
-        created_at: iso(r.createdAt),
-        started_at: iso(r.startedAt),
-        finished_at: iso(r.finishedAt),
-        duration_ms: r.durationMs,
-      })),
+      runs: list.items.map((r) => ({ [runLogs[kind].idField]: r.id, ...adminRun(r) })),
       next_cursor: list.nextCursor,
     });
   } catch (e) {

@@ -1,5 +1,6 @@
 import { initTRPC, type TRPCError } from "@trpc/server";
 import superjson from "superjson";
+import type { OpenApiMeta } from "trpc-to-openapi";
 import { ZodError, z } from "zod";
 import { MAX_BATCH_CALLS } from "../../lib/limits";
 import { type Role, roleAtLeast } from "../../lib/roles";
@@ -26,9 +27,16 @@ export function createInnerContext({ app, caller, crossSite = false }: { app: Ap
   return { app, db: app.database.db, caller, crossSite };
 }
 
-function fieldOf(error: TRPCError): string | null {
+/** The input's zod error, also from another bundled copy of zod (where instanceof fails). */
+function zodErrorOf(error: TRPCError): ZodError | null {
   const cause = error.cause;
-  if (cause instanceof ZodError) return cause.issues[0]?.path.join(".") || null;
+  if (cause instanceof ZodError) return cause;
+  return cause instanceof Error && cause.name === "ZodError" && Array.isArray((cause as Partial<ZodError>).issues) ? (cause as ZodError) : null;
+}
+
+function fieldOf(error: TRPCError, zod: ZodError | null): string | null {
+  const cause = error.cause;
+  if (zod) return zod.issues[0]?.path.join(".") || null;
   if (cause && "field" in cause && typeof cause.field === "string") return cause.field;
   return null;
 }
@@ -41,7 +49,7 @@ function fieldOf(error: TRPCError): string | null {
  */
 function unreadableInput(error: TRPCError): string | null {
   const cause = error.cause;
-  if (error.code !== "BAD_REQUEST" || !(cause instanceof Error) || cause instanceof ZodError || errorKind(cause) || isAuthError(cause)) return null;
+  if (error.code !== "BAD_REQUEST" || !(cause instanceof Error) || cause.name === "ZodError" || errorKind(cause) || isAuthError(cause)) return null;
   if (cause instanceof SyntaxError) return "input: is not valid JSON";
   if (cause instanceof RangeError) return "input: is nested too deeply";
   return "input: is not a superjson envelope ({ json, meta? }) this API can read";
@@ -57,16 +65,23 @@ function messageOf(error: TRPCError, zod: ZodError | null, fallback: string): st
   return unreadableInput(error) ?? fallback;
 }
 
-const t = initTRPC.context<Context>().create({
+/** What a client is told of a failed call, over tRPC and REST (openapi.ts) alike: a readable message and the input field at fault. */
+export function clientError(error: TRPCError): { message: string; field: string | null; zod: ZodError | null } {
+  const zod = zodErrorOf(error);
+  return { message: messageOf(error, zod, error.message), field: fieldOf(error, zod), zod };
+}
+
+// meta: a procedure's REST path under /api/v1, when it has one (openapi.ts)
+const t = initTRPC.context<Context>().meta<OpenApiMeta>().create({
   transformer: superjson,
   errorFormatter({ shape, error }) {
-    const zod = error.cause instanceof ZodError ? error.cause : null;
+    const { message, field, zod } = clientError(error);
     return {
       ...shape,
-      message: messageOf(error, zod, shape.message),
+      message,
       data: {
         ...shape.data,
-        field: fieldOf(error),
+        field,
         zodError: zod ? z.flattenError(zod) : null,
         /** TOO_MANY_REQUESTS: when to try again */
         retryAfterMs: isRateLimited(error.cause) ? error.cause.retryAfterMs : null,

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { text } from "../input";
+import { outputSchema, Timestamp } from "../output";
+import type { Dataset, DatasetDeletion, DatasetPage } from "./datasets";
 
 /** A dataset name: a lowercase slug, so it can sit in URLs and keys unescaped. */
 export const DatasetName = z
@@ -32,3 +34,13 @@ export const DeleteDatasetInput = z
   .strict()
   .refine((v) => v.confirm === v.name, { path: ["confirm"], message: "must repeat the dataset's name" });
 export type DeleteDatasetInput = z.infer<typeof DeleteDatasetInput>;
+
+/* What the dataset verbs answer (datasets.ts). */
+
+export const DatasetOutput = outputSchema<Dataset>()(z.object({ id: z.string(), name: z.string(), teamId: z.string(), createdAt: Timestamp }));
+
+export const DatasetPageOutput = outputSchema<DatasetPage>()(z.object({ items: z.array(DatasetOutput), nextCursor: z.string().nullable() }));
+
+export const DatasetDeletionOutput = outputSchema<DatasetDeletion>()(
+  z.object({ dataset: z.string(), at: Timestamp, deleted: z.record(z.string(), z.number()).meta({ description: "rows deleted per table" }) }),
+);

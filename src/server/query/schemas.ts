@@ -3,6 +3,7 @@ import { Instant, text } from "../input";
 import { QueryStages } from "../../lib/stages";
 import { DatasetName } from "../datasets/schemas";
 import { CallOptions } from "../models/types";
+import { outputSchema, Timestamp } from "../output";
 import { SubjectUserId } from "../remember/schemas";
 import { Scope } from "../stm/schemas";
 
@@ -65,5 +66,31 @@ export interface AskResult {
   queryRunId: string;
   sources: Source[];
 }
+
+const SourceOutput = outputSchema<Source>()(
+  z.object({
+    n: z.number(),
+    kind: z.enum(["fact", "summary"]),
+    id: z.string(),
+    text: z.string(),
+    score: z.number(),
+    validAt: Timestamp.nullable(),
+    invalidAt: Timestamp.nullable(),
+    entityIds: z.array(z.string()),
+    source: z.object({
+      textId: z.string(),
+      chunkId: z.string(),
+      kind: z.string().optional(),
+      id: z.string().optional(),
+      url: z.string().optional(),
+      speaker: z.string().optional(),
+    }),
+    distanceKm: z.number().optional(),
+    nearEntity: z.object({ id: z.string(), name: z.string() }).optional(),
+  }),
+);
+
+/** query.ask's answer */
+export const AskResultOutput = outputSchema<AskResult>()(z.object({ answer: z.string(), queryRunId: z.string(), sources: z.array(SourceOutput) }));
 
 export const NO_INFORMATION = "I don't have any information about that.";

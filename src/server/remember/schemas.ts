@@ -1,8 +1,10 @@
 import { z } from "zod";
-import { Instant, text } from "../input";
+import { Flag, Instant, text } from "../input";
 import { RememberStages } from "../../lib/stages";
 import { DatasetName } from "../datasets/schemas";
 import { CallOptions } from "../models/types";
+import { outputSchema } from "../output";
+import type { SubmitResult } from "./submit";
 
 const stageNames = RememberStages.map((s) => s.name) as [string, ...string[]];
 
@@ -23,7 +25,7 @@ export const RememberOptions = z
     /** model and reasoning per stage, over the defaults and GB_STAGE_MODELS */
     stages: z.partialRecord(z.enum(stageNames), CallOptions).optional(),
     /** enrichment stages to switch on (they also need their provider configured) */
-    enrich: z.object({ geo: z.boolean(), webSearch: z.boolean(), observeSeries: z.boolean() }).partial().strict().optional(),
+    enrich: z.object({ geo: Flag, webSearch: Flag, observeSeries: Flag }).partial().strict().optional(),
   })
   .strict();
 
@@ -50,7 +52,7 @@ export const RememberInput = z
       .regex(/^[^\p{Cc}\p{Cs}]+$/u, "must not contain control characters")
       .optional(),
     /** return when the run has ended instead of at once */
-    wait: z.boolean().optional(),
+    wait: Flag.optional(),
   })
   .strict();
 export type RememberInput = z.infer<typeof RememberInput>;
@@ -62,3 +64,13 @@ export const RunParams = RememberInput.omit({ wait: true, occurredAt: true, idem
 export type RunParams = z.infer<typeof RunParams>;
 
 export const GetRememberInput = z.object({ id: z.uuid() });
+
+/** remember.submit's answer (submit.ts) */
+export const SubmitResultOutput = outputSchema<SubmitResult>()(
+  z.object({
+    rememberRunId: z.string(),
+    status: z.enum(["queued", "started", "succeeded", "failed"]),
+    error: z.string().nullable(),
+    replayed: z.boolean(),
+  }),
+);

@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { Instant, text } from "../input";
 import { DatasetName } from "../datasets/schemas";
+import { outputSchema, Timestamp } from "../output";
+import type { CachedMessage } from "./cache";
+import type { StmEntry } from "./render";
+import type { Cadence, CaptureResult, ClearResult, ContextResult, UpgradeResult } from "./stm";
 
 /*
  * Short-term memory's inputs (#14). A scope is where a chat turn happens: a user in a channel,
@@ -158,3 +162,53 @@ export const EntryInput = z
   })
   .strict();
 export type EntryInput = z.infer<typeof EntryInput>;
+
+/* What short-term memory's verbs answer (stm.ts). */
+
+const CadenceOutput = outputSchema<Cadence>()(
+  z.object({ turnsSinceUpgrade: z.number(), lastUpgradeAt: Timestamp.nullable(), lastUpgradeTurnId: z.string().nullable(), version: z.number() }),
+);
+
+const CachedMessageOutput = outputSchema<CachedMessage>()(
+  z.object({ role: z.enum(["user", "assistant"]), content: z.string(), authorId: z.string().optional(), at: z.string(), userId: z.string() }),
+);
+
+const StmEntryOutput = outputSchema<StmEntry>()(
+  z.object({
+    key: z.string(),
+    channelId: z.string(),
+    serverId: z.string().nullable(),
+    summary: z.string().nullable(),
+    categories: z.record(z.string(), z.string()).nullable(),
+    messages: z.array(CachedMessageOutput),
+    updatedAt: Timestamp,
+  }),
+);
+
+export const ContextOutput = outputSchema<ContextResult>()(
+  z.object({ text: z.string(), sameChannel: StmEntryOutput.nullable(), otherChannels: z.array(StmEntryOutput), cadence: CadenceOutput, mode: ContextMode }),
+);
+
+export const CaptureOutput = outputSchema<CaptureResult>()(z.object({ keys: z.array(z.string()), cached: z.number(), cadence: CadenceOutput }));
+
+/** stm.upgrade and stm.executeToolCall: applied, or not (the turn was upgraded already) */
+export const UpgradeOutput = outputSchema<UpgradeResult>()(
+  z.discriminatedUnion("applied", [
+    z.object({
+      applied: z.literal(true),
+      version: z.number(),
+      summary: z.string().nullable(),
+      categories: z.record(z.string(), z.string()).nullable(),
+      keys: z.array(z.string()),
+    }),
+    z.object({ applied: z.literal(false), reason: z.literal("already_upgraded_this_turn") }),
+  ]),
+);
+
+export const ClearOutput = outputSchema<ClearResult>()(
+  z.object({
+    datasets: z.array(z.string()),
+    keys: z.array(z.string()),
+    deleted: z.object({ short_term_memories: z.number(), short_term_memory_versions: z.number() }),
+  }),
+);

@@ -1,0 +1,7 @@
+import { scalarScript } from "@/server/api/docs";
+
+export const dynamic = "force-dynamic";
+
+export function GET(): Response {
+  return scalarScript();
+}
