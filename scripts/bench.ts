@@ -9,6 +9,7 @@ import { benchResponsiveness } from "./bench/responsiveness";
 import { SHAPES, type Shape } from "./bench/texts";
 import { benchStm, benchStmHttp } from "./bench/stm";
 import { benchGeo, benchNearby } from "./bench/geo";
+import { benchDoors } from "./bench/doors";
 
 /**
  * npm run bench — prints the figures of PRODUCT.md §10a that exist so far, ratios side by side.
@@ -23,7 +24,7 @@ import { benchGeo, benchNearby } from "./bench/geo";
  * may take before it is reported unfinished (default 300), BENCH_RESPONSIVE_DBS its databases (default both),
  * BENCH_RESPONSIVE_SERVER=next to measure the built app (next start; build it first) rather than the
  * handler from source, BENCH_RESPONSIVE_LOADS the runs (default alone,probed), BENCH_ONLY picks sections (runner,
- * remember, query, moves, runs, http, responsive, stm, geo). BENCH_GEO_PLACES: the place counts of the geo section's nearby_geo figure
+ * remember, query, moves, runs, http, doors, responsive, stm, geo). BENCH_DOOR_QUERIES: the queries per door of the doors section (default 300). BENCH_GEO_PLACES: the place counts of the geo section's nearby_geo figure
  * (default 10000,100000). BENCH_STM_SCOPES: the scope keys of the stm section
  * (default 10000); BENCH_REDIS_URL (or TEST_REDIS_URL): its figures with the Redis message cache too.
  */
@@ -92,6 +93,21 @@ if (want("http")) {
       await d.close().catch(() => {});
     }
   }
+}
+if (want("doors")) {
+  const queries = Number(process.env.BENCH_DOOR_QUERIES ?? 300);
+  console.log("\nquery.ask through each door (tRPC, REST /api/v1, MCP tool), 10k facts, builtin models, one client, server in a process of its own");
+  const rows: string[][] = [];
+  for (const d of await benchDatabases({ pgliteDir: true })) {
+    try {
+      const env: Record<string, string> = d.name === "pglite" ? { GB_DATA_DIR: d.dataDir ?? "", DATABASE_URL: "" } : { DATABASE_URL: d.url ?? "" };
+      const got = await benchDoors(d, env, queries);
+      rows.push(...(rows.length ? got.slice(1) : got));
+    } finally {
+      await d.close().catch(() => {});
+    }
+  }
+  console.log(table(rows));
 }
 if (want("stm")) {
   const scopes = Number(process.env.BENCH_STM_SCOPES ?? 10_000);

@@ -1,5 +1,7 @@
 import { parseEnv } from "../../src/env";
 import { handleTrpc, TRPC_ENDPOINT } from "../../src/server/api/http";
+import { handleRestV1, REST_ENDPOINT } from "../../src/server/api/openapi";
+import { handleMcp, MCP_ENDPOINT } from "../../src/server/mcp/http";
 import { createApp, health } from "../../src/server/app";
 import { serve } from "../../src/test/http-server";
 
@@ -13,6 +15,8 @@ const app = await createApp({ env: parseEnv(), worker: process.env.BENCH_WORKER 
 const server = await serve((path) => {
   if (path === "/api/health") return async () => Response.json(await health(app));
   if (path.startsWith(TRPC_ENDPOINT)) return (req) => handleTrpc(req, app);
+  if (path.startsWith(REST_ENDPOINT)) return (req) => handleRestV1(req, app);
+  if (path === MCP_ENDPOINT) return (req) => handleMcp(req, app);
   return undefined;
 }, Number(process.env.BENCH_PORT ?? 3999));
 // BENCH_SERVER_PROF=<dir>: a CPU profile of this process, written when it is told to stop
