@@ -1,10 +1,13 @@
 import { sql } from "drizzle-orm";
-import { beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Caller } from "../auth/caller";
+import { createApiKey } from "../auth/keys";
 import type { Db } from "../db/client";
 import { queryRows } from "../db/rows";
 import { callerFor, rejection, TEST_OWNER } from "../../test/callers";
 import { describeEachDriver, freshDataset } from "../../test/db";
+import { serve } from "../../test/http-server";
+import { handleRestV1, REST_ENDPOINT } from "./openapi";
 import { appRouter } from "./root";
 
 /*
@@ -12,7 +15,9 @@ import { appRouter } from "./root";
  * owner naming this team's dataset or rows → NOT_FOUND (or sees none of them); a viewer writing
  * → FORBIDDEN; an admin key restricted to one dataset → allowed within it, NOT_FOUND for the
  * team's other datasets, FORBIDDEN for team administration. A procedure missing from CASES fails
- * the test: a new one must say how it is checked.
+ * the test: a new one must say how it is checked. The procedures served over REST (/api/v1) are
+ * called there too, with the same inputs, by HTTP with Bearer keys: no key → 401, another team's
+ * key → 404 (or only its own rows), a viewer's key writing → 403.
  */
 
 /** Public on purpose: the health check, which says whether auth is on. */
@@ -241,10 +246,29 @@ function procedureOf(caller: ReturnType<typeof callerFor>, path: string): Callab
   return at as Callable;
 }
 
-const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>).map(([path, p]) => ({
-  path,
-  type: p._def.type,
-}));
+interface RestRoute {
+  method: string;
+  path: string;
+}
+
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string; meta?: { openapi?: RestRoute } } }>).map(
+  ([path, p]) => ({ path, type: p._def.type, rest: p._def.meta?.openapi }),
+);
+
+/** A procedure's input as a REST request: path parameters filled in, the rest in the query string (GET, DELETE) or the body. */
+function restRequest(route: RestRoute, input: unknown): { url: string; init: RequestInit } {
+  const fields: Record<string, unknown> = { ...(input as Record<string, unknown> | undefined) };
+  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = fields[name];
+    delete fields[name];
+    return encodeURIComponent(String(value));
+  });
+  if (route.method === "GET" || route.method === "DELETE") {
+    const qs = new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)])).toString();
+    return { url: `${REST_ENDPOINT}${path}${qs ? `?${qs}` : ""}`, init: { method: route.method } };
+  }
+  return { url: `${REST_ENDPOINT}${path}`, init: { method: route.method, headers: { "content-type": "application/json" }, body: JSON.stringify(fields) } };
+}
 
 const ownerB: Caller = { kind: "user", id: "user-b", label: "b@test", teamId: "team-b", role: "owner", datasetIds: null };
 const viewerA: Caller = { ...TEST_OWNER, id: "viewer-a", label: "viewer@test", role: "viewer" };
@@ -262,6 +286,18 @@ describeEachDriver("access to every procedure", (ctx) => {
   let restricted: RestrictedKey;
   let before: Record<string, number>;
   let rolesBefore: string;
+  /** the REST door: a server, and Bearer keys of team B's owner and of a viewer of team A */
+  let rest: { url: string; close(): Promise<void> } | null = null;
+  const restKeys = { otherTeam: "", viewer: "" };
+  afterAll(async () => rest?.close());
+
+  async function overRest(route: RestRoute, input: unknown, key: string | null): Promise<{ status: number; body: unknown }> {
+    const { url, init } = restRequest(route, input);
+    const headers = { ...(init.headers as Record<string, string> | undefined), ...(key ? { authorization: `Bearer ${key}` } : {}) };
+    const res = await fetch(`${rest?.url ?? ""}${url}`, { ...init, headers });
+    const text = await res.text();
+    return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
+  }
 
   const counts = async () => {
     const [row] = await queryRows<Record<string, number>>(
@@ -308,6 +344,9 @@ describeEachDriver("access to every procedure", (ctx) => {
       id: made.key.id,
       caller: { kind: "key", id: made.key.id, label: `restricted admin (${made.key.prefix}…)`, teamId: "default", role: "admin", datasetIds: [f.datasetId] },
     };
+    restKeys.otherTeam = (await createApiKey({ db, caller: ownerB, input: { name: "b over rest", role: "owner" } })).secret;
+    restKeys.viewer = (await createApiKey({ db, caller: TEST_OWNER, input: { name: "viewer over rest", role: "viewer" } })).secret;
+    rest = await serve((path) => (path.startsWith(REST_ENDPOINT) ? (req) => handleRestV1(req, app) : undefined));
     before = await counts();
     const [roles] = await queryRows<{ roles: string }>(db, sql`SELECT string_agg(user_id || ':' || role, ',' ORDER BY user_id) AS roles FROM gb_team_members WHERE team_id = 'default'`);
     rolesBefore = roles?.roles ?? "";
@@ -336,6 +375,32 @@ describeEachDriver("access to every procedure", (ctx) => {
       const call = procedureOf(callerFor(ctx().app, viewerA), path);
       if (viewerWrites) expect((await rejection(call(c.input(f)))).code).toBe("FORBIDDEN");
       else await expect(call(c.input(f))).resolves.toBeDefined();
+    });
+  }
+
+  for (const { path, type, rest: route } of procedures) {
+    const c = CASES[path];
+    if (!route || !c) continue;
+    const op = `REST ${route.method} ${route.path} (${path})`;
+    it(`${op}: no key → 401`, async () => {
+      const { status, body } = await overRest(route, c.input(f), null);
+      expect({ status, body }).toMatchObject({ status: 401, body: { code: "UNAUTHORIZED" } });
+    });
+    it(`${op}: another team's key → ${c.cross === "not_found" ? "404" : "only its own rows"}`, async () => {
+      const { status, body } = await overRest(route, c.input(f), restKeys.otherTeam);
+      if (c.cross === "not_found") {
+        expect({ status, body }).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+      } else if (status === 200) {
+        c.cross.ownTeamOnly(body, f);
+      } else {
+        // datasets.create: the tRPC check above already made team B's dataset of that name
+        expect({ status, body }).toMatchObject({ status: 409, body: { code: "CONFLICT" } });
+      }
+    });
+    const viewerWrites = (type === "mutation" && !c.viewerMay) || c.adminOnly;
+    it(`${op}: a viewer's key ${viewerWrites ? "→ 403" : "may call it"}`, async () => {
+      const { status, body } = await overRest(route, c.input(f), restKeys.viewer);
+      expect({ status, body: viewerWrites ? body : null }).toMatchObject(viewerWrites ? { status: 403, body: { code: "FORBIDDEN" } } : { status: 200, body: null });
     });
   }
 

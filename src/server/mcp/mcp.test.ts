@@ -132,15 +132,27 @@ describeEachDriver("MCP server (/api/mcp)", (ctx) => {
     expect(listed && "text" in listed ? listed.text : "").not.toContain(dataset);
     expect((await client.listResources()).resources.map((r) => r.uri)).not.toContain(`gligabao://datasets/${dataset}`);
     await expect(client.readResource({ uri: `gligabao://datasets/${dataset}` })).rejects.toThrow(/not found/);
-    for (const [tool, args] of [
-      ["query", { dataset, question: "Where did Mira Solberg move?" }],
-      ["remember", { dataset, text: "Team B was here." }],
-      ["search_memory", { dataset, search: "Mira" }],
-    ] as const) {
+    const scope = { userId: "u-b", channelId: "c-b" };
+    const runId = (await call(await connect(keys.member), "remember", { dataset, text: "Team A's note.", wait: true })).data.rememberRunId;
+    // every tool that names a dataset or a run, with this team's (a new tool must be added here)
+    const named: Record<string, Record<string, unknown>> = {
+      query: { dataset, question: "Where did Mira Solberg move?" },
+      remember: { dataset, text: "Team B was here." },
+      search_memory: { dataset, search: "Mira" },
+      get_run: { kind: "remember", id: runId },
+      stm_context: { dataset, scope },
+      stm_update: { dataset, scope, messages: [{ role: "user", content: "Team B was here." }] },
+      forget: { dataset, userId: "u-anyone" },
+    };
+    const { tools } = await client.listTools();
+    expect(Object.keys(named).sort()).toEqual(tools.map((t) => t.name).filter((n) => n !== "list_datasets").sort());
+    for (const [tool, args] of Object.entries(named)) {
       const r = await call(client, tool, args);
       expect(r, tool).toMatchObject({ isError: true, data: { error: { kind: "not_found" } } });
-      expect(r.text).toContain(`dataset not found: ${dataset}`);
+      expect(r.text, tool).toContain(tool === "get_run" ? `remember run not found: ${String(runId)}` : `dataset not found: ${dataset}`);
     }
+    const listed2 = await call(client, "list_datasets", {});
+    expect(JSON.stringify(listed2.data)).not.toContain(dataset);
   });
 
   it("a viewer cannot remember (nothing is stored), a member cannot forget, an admin can", async () => {
