@@ -91,6 +91,14 @@ test("/docs lists the operations, loading everything from this server", async ({
     await page.waitForTimeout(100);
   }
   await page.evaluate(() => window.scrollTo(0, 0));
+  // the first screen, as a reader lands on it (the full page is 20 000 px tall)
+  await page.screenshot({ path: "test-results/docs-top.png" });
+  // the sidebar's entry takes the reader to the operation
+  await page.getByText("Ask a question; the answer cites its sources as [n]").first().click();
+  await expect(page.getByRole("heading", { name: "Ask a question; the answer cites its sources as [n]" })).toBeInViewport();
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: "test-results/docs-query.png" });
+  await page.evaluate(() => window.scrollTo(0, 0));
   await shoot(page, "docs");
   // late requests (fonts, telemetry, an agent) would have come by now (Playwright's "networkidle"
   // never came on this page, though the browser had no request pending)

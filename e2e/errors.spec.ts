@@ -1,7 +1,25 @@
 import { type APIRequestContext, type APIResponse, expect, test } from "@playwright/test";
 import fc from "fast-check";
 import { MAX_BATCH_CALLS } from "../src/lib/limits";
-import { BASE, describeCall, type Fixture, hostileCalls, makeFixture, samples, type Send, toRequest, verdict } from "../src/test/fuzz";
+import {
+  BASE,
+  describeCall,
+  describeRestCall,
+  type Fixture,
+  hostileCalls,
+  hostileMcpCalls,
+  hostileRestCalls,
+  makeFixture,
+  mcpSamples,
+  mcpVerdict,
+  restVerdict,
+  samples,
+  type Send,
+  toMcpRequest,
+  toRequest,
+  toRestRequest,
+  verdict,
+} from "../src/test/fuzz";
 import { ports } from "./ports";
 import { cleanUp, health, type Server, startServer, tempDir } from "./server";
 
@@ -23,7 +41,8 @@ let fixture: Fixture;
 test.describe.configure({ mode: "serial" });
 
 /** Sends a fuzz-style Request (addressed to BASE) to this server. */
-const send: Send = async (req) => fetch(req.url.replace(BASE, base), { method: req.method, headers: req.headers, body: req.method === "POST" ? await req.text() : undefined });
+const send: Send = async (req) =>
+  fetch(req.url.replace(BASE, base), { method: req.method, headers: req.headers, body: req.method === "GET" || req.method === "HEAD" ? undefined : await req.text() });
 
 type ErrorJson = { message: string; data: { code: string; httpStatus: number; field: string | null; retryAfterMs: number | null; stack?: string } };
 
@@ -161,4 +180,28 @@ test("hostile input to the built app: no 5xx, no internals, no stacks", async ()
   );
   console.log(`hostile input to the built app: ${calls} calls, none answered 5xx`);
   expect(server.stderr()).not.toContain("tRPC ");
+});
+
+test("hostile input to the REST and MCP doors of the built app: no 5xx, errors in their shapes, no internals", async () => {
+  test.setTimeout(240_000);
+  const runs = Number(process.env.FUZZ_RUNS ?? 200);
+  let calls = 0;
+  await fc.assert(
+    fc.asyncProperty(hostileRestCalls(samples(fixture)), async (call) => {
+      calls++;
+      const problem = await restVerdict(await send(toRestRequest(call, KEY)));
+      if (problem) throw new Error(`${problem}\n  call: ${describeRestCall(call)}`);
+    }),
+    { seed: 20261204, numRuns: runs, endOnFailure: true },
+  );
+  await fc.assert(
+    fc.asyncProperty(hostileMcpCalls(mcpSamples(fixture)), async (call) => {
+      calls++;
+      const problem = await mcpVerdict(await send(toMcpRequest(call, KEY)));
+      if (problem) throw new Error(`${problem}\n  call: auth=${call.auth} body=${call.body.slice(0, 400)}`);
+    }),
+    { seed: 20261204, numRuns: runs, endOnFailure: true },
+  );
+  console.log(`hostile REST and MCP input to the built app: ${calls} calls, none answered 5xx`);
+  expect(server.stderr()).not.toMatch(/^(REST|MCP) /m);
 });

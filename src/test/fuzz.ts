@@ -418,3 +418,203 @@ export async function makeFixture(send: Send, key: string, prefix: string): Prom
     auditCursor: auditPage.nextCursor ?? "",
   };
 }
+
+// ---- the REST door (/api/v1) ----------------------------------------------------------------
+
+/** A procedure's REST route (its `meta.openapi`). */
+export interface RestRoute {
+  method: string;
+  path: string;
+}
+
+/** The procedures served over REST, with their routes: the same samples fuzz them. */
+export const REST_ROUTES: { procedure: string; route: RestRoute }[] = Object.entries(
+  appRouter._def.procedures as unknown as Record<string, { _def: { meta?: { openapi?: RestRoute } } }>,
+).flatMap(([procedure, p]) => (p._def.meta?.openapi ? [{ procedure, route: p._def.meta.openapi }] : []));
+
+/**
+ * Percent-encoding that takes any string: a lone surrogate (which encodeURIComponent refuses)
+ * becomes its three bytes as if it were a character, which is not UTF-8: the server must cope.
+ */
+export function pct(s: string): string {
+  let out = "";
+  // for…of walks code points: a pair stays whole, a lone surrogate comes alone
+  for (const ch of s) {
+    const code = ch.charCodeAt(0);
+    if (ch.length === 1 && code >= 0xd800 && code <= 0xdfff) {
+      out += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join("");
+    } else {
+      out += encodeURIComponent(ch);
+    }
+  }
+  return out;
+}
+
+const asParam = (v: unknown): string => (typeof v === "string" ? v : v !== null && typeof v === "object" ? JSON.stringify(v) : String(v));
+
+/**
+ * A procedure's input as a REST request under /api/v1: the path's parameters taken from it, the
+ * rest in the query string (GET, DELETE) or a JSON body.
+ */
+export function restRequest(route: RestRoute, input: unknown): { url: string; method: string; body: string | undefined } {
+  const isObject = input !== null && typeof input === "object" && !Array.isArray(input);
+  const fields: Record<string, unknown> = isObject ? { ...(input as Record<string, unknown>) } : {};
+  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = fields[name];
+    delete fields[name];
+    return pct(asParam(value));
+  });
+  if (route.method === "GET" || route.method === "DELETE") {
+    const qs = Object.entries(fields).map(([k, v]) => `${pct(k)}=${pct(asParam(v))}`).join("&");
+    return { url: `/api/v1${path}${qs ? `?${qs}` : ""}`, method: route.method, body: undefined };
+  }
+  // a body that is not an object goes as it is (the fuzzer sends such)
+  return { url: `/api/v1${path}`, method: route.method, body: JSON.stringify(isObject ? fields : (input ?? {})) };
+}
+
+export interface RestCall {
+  procedure: string;
+  method: string;
+  /** under BASE, with its query string */
+  url: string;
+  body: string | undefined;
+  contentType: string | undefined;
+  auth: Call["auth"];
+}
+
+const authHeaders = (auth: Call["auth"], key: string): Record<string, string> =>
+  auth === "key"
+    ? { authorization: `Bearer ${key}` }
+    : auth === "bad-key"
+      ? { authorization: "Bearer gb_not_a_key_of_this_install_000000" }
+      : auth === "bad-cookie"
+        ? { cookie: "better-auth.session_token=%E0%A4%A; gb_team=%" }
+        : {};
+
+export function toRestRequest(call: RestCall, key: string): Request {
+  const headers = { ...authHeaders(call.auth, key), ...(call.contentType ? { "content-type": call.contentType } : {}) };
+  const hasBody = call.method !== "GET" && call.method !== "HEAD";
+  return new Request(`${BASE}${call.url}`, { method: call.method, headers, body: hasBody ? (call.body ?? "") : undefined });
+}
+
+/** Hostile REST calls: mutated inputs (in path, query string or body), raw bodies, odd content types and methods. */
+export function hostileRestCalls(sampleOf: Record<string, unknown>): fc.Arbitrary<RestCall> {
+  return fc.constantFrom(...REST_ROUTES).chain(({ procedure, route }) => {
+    const sample = sampleOf[procedure];
+    const input = fc.oneof({ weight: 8, arbitrary: mutated(sample) }, { weight: 1, arbitrary: fc.constant(sample) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }) });
+    return fc.record({
+      request: input.map((v) => restRequest(route, v)),
+      raw: fc.option(rawBody, { freq: 5 }),
+      method: fc.option(fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE"), { freq: 10 }),
+      contentType: fc.oneof(
+        { weight: 12, arbitrary: fc.constant("application/json") },
+        fc.constantFrom(undefined, "text/plain", "application/json; charset=utf-16", "multipart/form-data; boundary=x", "application/x-www-form-urlencoded"),
+      ),
+      junkPath: fc.option(hostileString.map((s) => `/${pct(s)}`), { freq: 15 }),
+      auth,
+    }).map(({ request, raw, method, contentType, junkPath, auth: a }) => ({
+      procedure,
+      method: method ?? request.method,
+      url: junkPath ? request.url.replace(/(\?|$)/, `${junkPath}$1`) : request.url,
+      body: raw ?? request.body,
+      contentType,
+      auth: a,
+    }));
+  });
+}
+
+/** Why a REST answer is wrong, or null: a 5xx, an error that is not { code, message[, field] }, internals shown. */
+export async function restVerdict(res: Response): Promise<string | null> {
+  const text = await res.text();
+  if (res.status >= 500) return `HTTP ${res.status}: ${text.slice(0, 500)}`;
+  if (res.ok) return null;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Node's own refusals come before the app (431: headers too large), with no JSON
+    return res.status === 431 ? null : `HTTP ${res.status}, a body that is not JSON: ${text.slice(0, 200)}`;
+  }
+  const e = body as { code?: unknown; message?: unknown; field?: unknown };
+  const keys = Object.keys(body ?? {}).sort().join(",");
+  if (typeof e.code !== "string" || typeof e.message !== "string" || !["code,message", "code,field,message"].includes(keys)) {
+    return `HTTP ${res.status}, an error body that is not { code, message, field? }: ${text.slice(0, 300)}`;
+  }
+  if (LEAKS.test(e.message)) return `HTTP ${res.status}, a message shows internals: ${e.message.slice(0, 300)}`;
+  return null;
+}
+
+export function describeRestCall(call: RestCall): string {
+  const body = call.body === undefined ? "(none)" : call.body.length > 300 ? `${call.body.slice(0, 300)}… (${call.body.length} chars)` : call.body;
+  return `${call.method} ${call.url.slice(0, 300)} (${call.procedure}) content-type=${call.contentType ?? "(none)"} auth=${call.auth} body=${JSON.stringify(body)}`;
+}
+
+// ---- the MCP door (/api/mcp) ----------------------------------------------------------------
+
+/** A valid argument object for every MCP tool (with every optional field present). */
+export function mcpSamples(f: Fixture): Record<string, Record<string, unknown>> {
+  const scope = { userId: "fuzz-user", channelId: "fuzz-channel", serverId: "fuzz-server" };
+  return {
+    remember: { dataset: f.dataset, text: "Ann moved to Oslo in 2021.", userId: "fuzz-user", series: "fuzz-series", occurredAt: "2024-01-02T03:04:05Z", wait: false },
+    query: { dataset: f.dataset, question: "Where does Ann live?", asOf: "2024-06-01", limit: 3 },
+    search_memory: { dataset: f.dataset, search: "Ann", limit: 3 },
+    get_run: { kind: "remember", id: f.rememberRunId },
+    stm_context: { dataset: f.dataset, scope },
+    stm_update: { dataset: f.dataset, scope, messages: [{ role: "user", content: "hello" }] },
+    forget: { dataset: f.doomed, userId: "nobody-at-all" },
+    list_datasets: {},
+  };
+}
+
+export interface McpCall {
+  body: string;
+  auth: Call["auth"];
+}
+
+export function toMcpRequest(call: McpCall, key: string): Request {
+  return new Request(`${BASE}/api/mcp`, {
+    method: "POST",
+    headers: { ...authHeaders(call.auth, key), "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: call.body,
+  });
+}
+
+/** Hostile JSON-RPC: tool calls with a mutated argument, unknown tools and methods, raw bodies, batches. */
+export function hostileMcpCalls(samplesOf: Record<string, Record<string, unknown>>): fc.Arbitrary<McpCall> {
+  const rpc = (method: string, params: unknown, id: unknown = 1) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
+  const toolCall = fc
+    .constantFrom(...Object.keys(samplesOf), "no_such_tool", "__proto__")
+    .chain((name) => mutated(samplesOf[name] ?? {}).map((args) => rpc("tools/call", { name, arguments: args })));
+  const body: fc.Arbitrary<string> = fc.oneof(
+    { weight: 8, arbitrary: toolCall },
+    fc.constantFrom("tools/list", "resources/list", "resources/templates/list", "prompts/list", "ping", "initialize", "nope").chain((m) => fc.jsonValue({ maxDepth: 3 }).map((p) => rpc(m, p))),
+    fc.tuple(fc.constantFrom("gligabao://datasets", "gligabao://datasets/x", "file:///etc/passwd"), hostileString).map(([uri, s]) => rpc("resources/read", { uri: uri + pct(s) })),
+    fc.tuple(fc.jsonValue({ maxDepth: 2 }), fc.jsonValue({ maxDepth: 2 })).map(([id, params]) => rpc("tools/call", params, id)),
+    fc.array(toolCall, { minLength: 1, maxLength: 5 }).map((calls) => `[${calls.join(",")}]`),
+    rawBody,
+  );
+  return fc.record({ body, auth });
+}
+
+/** Why an MCP answer is wrong, or null: a 5xx, JSON-RPC's internal error, internals in any message or tool text. */
+export async function mcpVerdict(res: Response): Promise<string | null> {
+  const text = await res.text();
+  if (res.status >= 500) return `HTTP ${res.status}: ${text.slice(0, 500)}`;
+  if (!text) return null;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return res.status === 431 ? null : `HTTP ${res.status}, a body that is not JSON: ${text.slice(0, 200)}`;
+  }
+  for (const item of Array.isArray(body) ? body : [body]) {
+    const m = item as { error?: { code?: unknown; message?: unknown }; result?: { isError?: unknown; content?: { text?: unknown }[] } } | null;
+    if (m?.error?.code === -32603) return `JSON-RPC internal error: ${String(m.error.message)}`;
+    // a tool's error text (a result that succeeded may quote remembered texts, whatever they say)
+    const failed = m?.result?.isError === true ? (m.result.content ?? []) : [];
+    const said = [m?.error?.message, ...failed.map((c) => c.text)].filter((s): s is string => typeof s === "string");
+    const leak = said.find((s) => LEAKS.test(s));
+    if (leak) return `HTTP ${res.status}, a message shows internals: ${leak.slice(0, 300)}`;
+  }
+  return null;
+}

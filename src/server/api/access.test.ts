@@ -7,6 +7,7 @@ import { queryRows } from "../db/rows";
 import { callerFor, rejection, TEST_OWNER } from "../../test/callers";
 import { describeEachDriver, freshDataset } from "../../test/db";
 import { serve } from "../../test/http-server";
+import { type RestRoute, restRequest } from "../../test/fuzz";
 import { handleRestV1, REST_ENDPOINT } from "./openapi";
 import { appRouter } from "./root";
 
@@ -246,29 +247,10 @@ function procedureOf(caller: ReturnType<typeof callerFor>, path: string): Callab
   return at as Callable;
 }
 
-interface RestRoute {
-  method: string;
-  path: string;
-}
-
 const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string; meta?: { openapi?: RestRoute } } }>).map(
   ([path, p]) => ({ path, type: p._def.type, rest: p._def.meta?.openapi }),
 );
 
-/** A procedure's input as a REST request: path parameters filled in, the rest in the query string (GET, DELETE) or the body. */
-function restRequest(route: RestRoute, input: unknown): { url: string; init: RequestInit } {
-  const fields: Record<string, unknown> = { ...(input as Record<string, unknown> | undefined) };
-  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = fields[name];
-    delete fields[name];
-    return encodeURIComponent(String(value));
-  });
-  if (route.method === "GET" || route.method === "DELETE") {
-    const qs = new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)])).toString();
-    return { url: `${REST_ENDPOINT}${path}${qs ? `?${qs}` : ""}`, init: { method: route.method } };
-  }
-  return { url: `${REST_ENDPOINT}${path}`, init: { method: route.method, headers: { "content-type": "application/json" }, body: JSON.stringify(fields) } };
-}
 
 const ownerB: Caller = { kind: "user", id: "user-b", label: "b@test", teamId: "team-b", role: "owner", datasetIds: null };
 const viewerA: Caller = { ...TEST_OWNER, id: "viewer-a", label: "viewer@test", role: "viewer" };
@@ -292,9 +274,9 @@ describeEachDriver("access to every procedure", (ctx) => {
   afterAll(async () => rest?.close());
 
   async function overRest(route: RestRoute, input: unknown, key: string | null): Promise<{ status: number; body: unknown }> {
-    const { url, init } = restRequest(route, input);
-    const headers = { ...(init.headers as Record<string, string> | undefined), ...(key ? { authorization: `Bearer ${key}` } : {}) };
-    const res = await fetch(`${rest?.url ?? ""}${url}`, { ...init, headers });
+    const { url, method, body } = restRequest(route, input);
+    const headers = { ...(body === undefined ? {} : { "content-type": "application/json" }), ...(key ? { authorization: `Bearer ${key}` } : {}) };
+    const res = await fetch(`${rest?.url ?? ""}${url}`, { method, headers, body });
     const text = await res.text();
     return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
   }

@@ -2,13 +2,38 @@ import fc from "fast-check";
 import { beforeAll, expect, it, vi } from "vitest";
 import { describeEachDriver } from "../../test/db";
 import { MAX_BATCH_CALLS } from "../../lib/limits";
-import { type Call, describeCall, type Fixture, hostileCalls, leaves, makeFixture, PROCEDURES, samples, type Send, setAt, toRequest, verdict } from "../../test/fuzz";
+import {
+  type Call,
+  describeCall,
+  describeRestCall,
+  type Fixture,
+  hostileCalls,
+  hostileMcpCalls,
+  hostileRestCalls,
+  leaves,
+  makeFixture,
+  mcpSamples,
+  mcpVerdict,
+  PROCEDURES,
+  restVerdict,
+  samples,
+  type Send,
+  setAt,
+  toMcpRequest,
+  toRequest,
+  toRestRequest,
+  verdict,
+} from "../../test/fuzz";
+import { handleMcp } from "../mcp/http";
 import { handleTrpc } from "./http";
+import { handleRestV1 } from "./openapi";
 
 /*
  * Property: no input makes the API answer 5xx or show its internals. fast-check drives every
  * procedure of the router (src/test/fuzz.ts) through the HTTP handler the Next route calls, on a
  * real app on both databases, with a fixed seed: a failure prints the seed and the call, shrunk.
+ * The REST door (/api/v1: every error a { code, message, field? } body) and the MCP door
+ * (/api/mcp: no JSON-RPC internal error) get the same hostile values.
  */
 
 const KEY = "gb_fuzz_owner_key_00000000000000000";
@@ -163,6 +188,37 @@ describeEachDriver(
       // refused calls log nothing: only the background remember runs of fuzzed texts may log
       const apiLogs = log.mock.calls.map((c) => String(c[0])).filter((l) => l.startsWith("tRPC ") || l.startsWith("REST "));
       expect(apiLogs).toEqual([]);
+    }, 180_000);
+
+    it("REST: answers every call below 500, every error as { code, message, field? } without internals", async () => {
+      const log = vi.spyOn(console, "error");
+      let calls = 0;
+      await fc.assert(
+        fc.asyncProperty(hostileRestCalls(samples(fixture)), async (call) => {
+          calls++;
+          const problem = await restVerdict(await handleRestV1(toRestRequest(call, KEY), ctx().app));
+          if (problem) throw new Error(`${problem}\n  call: ${describeRestCall(call)}`);
+        }),
+        { seed: SEED, numRuns: Math.ceil(RUNS / 2), endOnFailure: true },
+      );
+      console.log(`hostile REST input: ${calls} calls, none answered 5xx`);
+      const apiLogs = log.mock.calls.map((c) => String(c[0])).filter((l) => l.startsWith("tRPC ") || l.startsWith("REST "));
+      expect(apiLogs).toEqual([]);
+    }, 180_000);
+
+    it("MCP: answers every call below 500, with no internal error and no internals in a tool's error", async () => {
+      const log = vi.spyOn(console, "error");
+      let calls = 0;
+      await fc.assert(
+        fc.asyncProperty(hostileMcpCalls(mcpSamples(fixture)), async (call) => {
+          calls++;
+          const problem = await mcpVerdict(await handleMcp(toMcpRequest(call, KEY), ctx().app));
+          if (problem) throw new Error(`${problem}\n  call: auth=${call.auth} body=${call.body.slice(0, 400)}`);
+        }),
+        { seed: SEED, numRuns: Math.ceil(RUNS / 3), endOnFailure: true },
+      );
+      console.log(`hostile MCP input: ${calls} calls, none answered 5xx`);
+      expect(log.mock.calls.map((c) => String(c[0])).filter((l) => l.startsWith("MCP"))).toEqual([]);
     }, 180_000);
   },
   { env: () => ({ GB_BOOTSTRAP_API_KEY: KEY, GB_RATE_LIMIT_QUERY: "0", GB_RATE_LIMIT_REMEMBER: "0" }) },

@@ -32,8 +32,9 @@ export function toolError(tool: string, e: unknown): CallToolResult {
 export function resourceError(uri: string, e: unknown): McpError {
   const error = shown(e);
   if (!error) logError(`MCP resource ${uri} failed`, e);
-  if (error?.kind === "not_found") return new McpError(ErrorCode.InvalidParams, error.message);
-  return new McpError(ErrorCode.InternalError, error ? `${error.kind}: ${error.message}` : INTERNAL_MESSAGE);
+  if (!error) return new McpError(ErrorCode.InternalError, INTERNAL_MESSAGE);
+  // what the request asked for is not to be had (not found, not allowed, not valid): not an internal error
+  return new McpError(ErrorCode.InvalidParams, error.kind === "not_found" ? error.message : `${error.kind}: ${error.message}`);
 }
 
 /** The role check of the tRPC procedures (writeProcedure: member, adminProcedure: admin), with their words. */

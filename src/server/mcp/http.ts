@@ -17,6 +17,70 @@ function refusal(status: number, code: number, message: string, headers: Record<
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
 }
 
+interface RpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** the longest message of the SDK's passed on as it is */
+const MAX_SDK_MESSAGE = 300;
+
+/**
+ * A JSON-RPC error of code -32603 as the client should see it. Our handlers catch everything and
+ * say INTERNAL_MESSAGE for what is really internal (logged there): that stays. Any other -32603
+ * is the SDK refusing the request itself (params its schemas refuse, a resource URI too long):
+ * -32602, with zod's issues as "field: message", or the SDK's short message.
+ */
+function readable(error: RpcError): RpcError {
+  if (error.code !== -32603) return error;
+  if (error.message === INTERNAL_MESSAGE) return error;
+  let issues: unknown;
+  try {
+    issues = JSON.parse(error.message);
+  } catch {
+    issues = null;
+  }
+  if (Array.isArray(issues) && issues.length > 0 && issues.every((i: { path?: unknown; message?: unknown }) => Array.isArray(i.path) && typeof i.message === "string")) {
+    // the field as a tool's author names it: "arguments", not "params.arguments"
+    const said = (issues as { path: (string | number)[]; message: string }[]).map((i) => `${(i.path[0] === "params" ? i.path.slice(1) : i.path).join(".") || "the request"}: ${i.message}`);
+    return { code: -32602, message: `invalid request, ${said.join("; ")}` };
+  }
+  const message = error.message.length > MAX_SDK_MESSAGE ? `${error.message.slice(0, MAX_SDK_MESSAGE)}…` : error.message;
+  return { code: -32602, message: `invalid request: ${message}` };
+}
+
+/**
+ * The SDK answers a request whose params its own schemas refuse (tools/call with arguments that
+ * are not an object, say) with -32603, Internal error, and zod's issues as JSON for a message:
+ * here that is -32602, Invalid params, with the field; a real internal error shows nothing of it.
+ * And McpError's "MCP error -32602: " prefix goes: the code field says it.
+ */
+async function withReadableErrors(res: Response): Promise<Response> {
+  if (!res.headers.get("content-type")?.includes("application/json")) return res;
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return new Response(text, { status: res.status, headers: res.headers });
+  }
+  let changed = false;
+  const fix = (m: unknown): unknown => {
+    const e = (m as { error?: RpcError } | null)?.error;
+    if (typeof e?.code !== "number" || typeof e.message !== "string") return m;
+    // McpError puts "MCP error -32602: " before its message: the code is said already
+    const message = e.message.replace(/^MCP error -?\d+: /, "");
+    if (e.code !== -32603 && message === e.message) return m;
+    changed = true;
+    return { ...(m as object), error: readable({ ...e, message }) };
+  };
+  const fixed = Array.isArray(body) ? body.map(fix) : fix(body);
+  const headers = new Headers(res.headers);
+  headers.delete("content-length");
+  return new Response(changed ? JSON.stringify(fixed) : text, { status: res.status, headers });
+}
+
 /**
  * /api/mcp: MCP's Streamable HTTP, stateless. The caller is found first, as for every route
  * (no or bad credentials: 401 before any MCP processing); then each POST gets a transport and
@@ -48,7 +112,7 @@ export async function handleMcp(req: Request, app: App): Promise<Response> {
   try {
     await server.connect(transport);
     // in JSON mode the answer is complete when it resolves: the server can close after it
-    return await transport.handleRequest(req);
+    return await withReadableErrors(await transport.handleRequest(req));
   } catch (e) {
     logError("MCP request failed", e);
     return refusal(500, -32603, INTERNAL_MESSAGE);

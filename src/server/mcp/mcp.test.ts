@@ -218,4 +218,21 @@ describeEachDriver("MCP server (/api/mcp)", (ctx) => {
     const get = await fetch(`${url}${MCP_ENDPOINT}`, { headers: { authorization: `Bearer ${keys.viewer}`, accept: "text/event-stream" } });
     expect(get.status).toBe(405);
   });
+
+  it("a request the SDK itself refuses is -32602 naming the field, not an internal error (found by the fuzzer)", async () => {
+    const rpc = async (method: string, params: unknown) => {
+      const res = await fetch(`${url}${MCP_ENDPOINT}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${keys.viewer}` },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 7, method, params }),
+      });
+      return { status: res.status, body: (await res.json()) as { error?: { code: number; message: string } } };
+    };
+    const notAnObject = await rpc("tools/call", { name: "query", arguments: 42 });
+    expect(notAnObject).toMatchObject({ status: 200, body: { error: { code: -32602, message: expect.stringMatching(/^invalid request, arguments: /) } } });
+    const longUri = await rpc("resources/read", { uri: `gligabao://datasets/${"a".repeat(1_100_000)}` });
+    expect(longUri).toMatchObject({ status: 200, body: { error: { code: -32602, message: expect.stringMatching(/^invalid request: URI exceeds maximum length/) } } });
+    const gone = await rpc("resources/read", { uri: "gligabao://datasets/no-such-dataset" });
+    expect(gone).toMatchObject({ body: { error: { code: -32602, message: "dataset not found: no-such-dataset" } } });
+  });
 });

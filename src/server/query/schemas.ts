@@ -16,7 +16,7 @@ export const AskInput = z
     /** the chat scope asking: its short-term memory (stm.context) joins the answer's prompt */
     scope: Scope.optional(),
     /** replaced by `scope`: refused with a note saying so (a session id alone does not name a scope) */
-    session: text().min(1).max(500).optional(),
+    session: text().min(1).max(500).optional().meta({ deprecated: true, description: "Replaced by scope: refused (400) with a note saying so" }),
     /** the person asking, as the app names them; kept in the run's params so subjects.purge can find the run */
     userId: SubjectUserId.optional(),
     /** answer from the facts that held at this time, instead of the current ones */
