@@ -105,7 +105,7 @@ test("404, 400, 409, 413, 431 and 401 through the built app", async ({ request }
   for (let i = 0; i < 5; i++) {
     const tooLong = await query(request, "runs.remember.list", { dataset: fixture.dataset, cursor: "é".repeat(300_000) });
     expect(tooLong.status()).toBe(431);
-    expect((await tooLong.json()) as unknown).toMatchObject({ error: { message: expect.stringContaining("POST body") } });
+    expect((await tooLong.json()) as unknown).toEqual({ code: "REQUEST_HEADER_FIELDS_TOO_LARGE", message: expect.stringContaining("POST body") });
   }
 
   const nobody = await mutate(request, "datasets.create", { name: "nobody-made" }, {});
@@ -180,6 +180,16 @@ test("hostile input to the built app: no 5xx, no internals, no stacks", async ()
   );
   console.log(`hostile input to the built app: ${calls} calls, none answered 5xx`);
   expect(server.stderr()).not.toContain("tRPC ");
+});
+
+test("a path whose percent-encoding is not UTF-8 is 400, on every kind of route (Next alone answered 500)", async () => {
+  for (const path of ["/api/v1/remember/%E0", "/api/v1/remember/%ED%A0%80", "/api/trpc/%ED%A0%80", "/admin/remember/%E0", "/nowhere/%FF"]) {
+    const res = await fetch(`${base}${path}`, { headers: auth });
+    expect({ path, status: res.status, body: (await res.json()) as unknown }).toEqual({ path, status: 400, body: { code: "BAD_REQUEST", message: "path: is not valid percent-encoded UTF-8" } });
+  }
+  // a "%" that decodes still reaches the route
+  const spaced = await fetch(`${base}/api/v1/remember/a%20b`, { headers: auth });
+  expect(await spaced.json()).toMatchObject({ code: "BAD_REQUEST", field: "id" });
 });
 
 test("hostile input to the REST and MCP doors of the built app: no 5xx, errors in their shapes, no internals", async () => {

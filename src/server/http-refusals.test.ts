@@ -40,8 +40,8 @@ describe("requests Node cannot parse", () => {
       let outcome: string;
       try {
         const res = await fetch(`${base}/api/trpc/audit.list?input=${huge}`);
-        const body = (await res.json()) as { error: { message: string } };
-        outcome = `${res.status} ${res.headers.get("connection")} ${body.error.message.includes("at most") ? "reason" : "no reason"}`;
+        const body = (await res.json()) as { code: string; message: string };
+        outcome = `${res.status} ${res.headers.get("connection")} ${body.code === "REQUEST_HEADER_FIELDS_TOO_LARGE" && body.message.includes("at most") ? "reason" : "no reason"}`;
       } catch (error) {
         outcome = String((error as { cause?: { code?: string } }).cause?.code ?? error);
       }

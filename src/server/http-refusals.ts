@@ -47,7 +47,8 @@ function refuse(error: NodeJS.ErrnoException, socket: Socket): void {
     return;
   }
   const { status, message } = refusalFor(error.code);
-  const body = JSON.stringify({ error: { message, code: status === 431 ? "REQUEST_HEADER_FIELDS_TOO_LARGE" : "BAD_REQUEST" } });
+  // the path is not known yet: the REST API's error shape, which says it plainly to any client
+  const body = JSON.stringify({ code: status === 431 ? "REQUEST_HEADER_FIELDS_TOO_LARGE" : status === 413 ? "PAYLOAD_TOO_LARGE" : status === 408 ? "TIMEOUT" : "BAD_REQUEST", message });
   socket.on("error", () => socket.destroy());
   socket.end(
     `HTTP/1.1 ${status} ${REASONS[status]}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,

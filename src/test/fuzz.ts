@@ -260,7 +260,7 @@ const forgedMeta: fc.Arbitrary<unknown> = fc.oneof(
     ),
   }),
   fc.record({ referentialEqualities: fc.jsonValue({ maxDepth: 3 }) }),
-  fc.nat({ max: 20_000 }).map((n) => ({ values: JSON.parse(deep(Math.min(n, 3_000))) as unknown })),
+  fc.nat({ max: 20_000 }).map((n) => ({ values: JSON.parse(deep(Math.max(1, Math.min(n, 3_000)))) as unknown })),
   fc.jsonValue({ maxDepth: 3 }),
 );
 
@@ -510,7 +510,8 @@ export function hostileRestCalls(sampleOf: Record<string, unknown>): fc.Arbitrar
         { weight: 12, arbitrary: fc.constant("application/json") },
         fc.constantFrom(undefined, "text/plain", "application/json; charset=utf-16", "multipart/form-data; boundary=x", "application/x-www-form-urlencoded"),
       ),
-      junkPath: fc.option(hostileString.map((s) => `/${pct(s)}`), { freq: 15 }),
+      // never empty: a path ending in "/" is redirected by Next (308, the URL twice in its headers: past fetch's 16 KiB for a long one)
+      junkPath: fc.option(hostileString.filter((s) => s.length > 0).map((s) => `/${pct(s)}`), { freq: 15 }),
       auth,
     }).map(({ request, raw, method, contentType, junkPath, auth: a }) => ({
       procedure,
@@ -532,8 +533,7 @@ export async function restVerdict(res: Response): Promise<string | null> {
   try {
     body = JSON.parse(text);
   } catch {
-    // Node's own refusals come before the app (431: headers too large), with no JSON
-    return res.status === 431 ? null : `HTTP ${res.status}, a body that is not JSON: ${text.slice(0, 200)}`;
+    return `HTTP ${res.status}, a body that is not JSON: ${text.slice(0, 200)}`;
   }
   const e = body as { code?: unknown; message?: unknown; field?: unknown };
   const keys = Object.keys(body ?? {}).sort().join(",");
