@@ -1,5 +1,5 @@
-import type { TRPCError } from "@trpc/server";
-import { createOpenApiFetchHandler } from "trpc-to-openapi";
+import { TRPCError } from "@trpc/server";
+import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
 import type { z } from "zod";
 import type { App } from "../app";
 import { logUnhandled, requestContext, retryAfter } from "./http";
@@ -40,17 +40,33 @@ function restError(error: TRPCError, req: Request, procedure: string | undefined
   return field ? { code: error.code, message, field } : { code: error.code, message };
 }
 
-/** The REST route handler, over a given App: the Next route and the tests both use it. */
-export async function handleRestV1(req: Request, app: App): Promise<Response> {
-  let failure: { error: TRPCError; procedure: string | undefined } | undefined;
-  const res = await createOpenApiFetchHandler({
-    endpoint: REST_ENDPOINT,
-    req,
+/** What one request carries to the shared handler's hooks (the handler is made once, not per request). */
+interface RestCall {
+  request: Request;
+  app: App;
+  failure?: { error: TRPCError; procedure: string | undefined };
+}
+const CALL = Symbol("gligabao.restCall");
+type Carrier = { [CALL]: RestCall };
+const callOf = (req: unknown): RestCall => (req as Carrier)[CALL];
+
+let shared: ReturnType<typeof createOpenApiNodeHttpHandler> | null = null;
+
+/**
+ * The library's handler, made once per process. Its own fetch adapter (createOpenApiFetchHandler)
+ * makes one per request, and making one walks the router (and, outside production, generates the
+ * whole OpenAPI document to check it): 10 ms a request, measured by `npm run bench` (doors).
+ */
+function restHandler(): ReturnType<typeof createOpenApiNodeHttpHandler> {
+  shared ??= createOpenApiNodeHttpHandler({
     router: appRouter,
-    createContext: () => requestContext(req, app),
-    onError({ error, path }) {
-      failure = { error, procedure: path };
-      logUnhandled(error, `REST ${path ?? req.method}`);
+    createContext: ({ req }) => {
+      const call = callOf(req);
+      return requestContext(call.request, call.app);
+    },
+    onError({ error, path, req }) {
+      callOf(req).failure = { error, procedure: path };
+      logUnhandled(error, `REST ${path ?? callOf(req).request.method}`);
     },
     responseMeta({ errors }) {
       // a plain object: the library copies the headers with Object.entries
@@ -58,7 +74,53 @@ export async function handleRestV1(req: Request, app: App): Promise<Response> {
       return wait ? { headers: { "retry-after": wait } } : {};
     },
   });
+  return shared;
+}
+
+/** The body as the library reads it from a fetch Request: parsed JSON, or the failure to parse it. */
+async function bodyOf(req: Request): Promise<{ ok: true; data: unknown } | { ok: false; cause: unknown }> {
+  try {
+    if (req.headers.get("content-type")?.includes("application/json")) return { ok: true, data: JSON.parse(await req.text()) as unknown };
+    return { ok: true, data: req.body };
+  } catch (cause) {
+    return { ok: false, cause };
+  }
+}
+
+/** The REST route handler, over a given App: the Next route and the tests both use it. */
+export async function handleRestV1(req: Request, app: App): Promise<Response> {
+  const call: RestCall = { request: req, app };
+  const url = req.url.replace(REST_ENDPOINT, "");
+  const body = await bodyOf(req);
+  // the request as the library's node handler takes a fetch one (as its fetch adapter does): the
+  // URL without the endpoint, the body read; and this call's state for the hooks above
+  const proxied = new Proxy(req, {
+    get(target, prop) {
+      if (prop === "url") return url;
+      if (prop === CALL) return call;
+      if (prop === "body") {
+        if (!body.ok) throw new TRPCError({ code: "PARSE_ERROR", message: "Failed to parse request body", cause: body.cause });
+        return body.data;
+      }
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const res = await new Promise<Response>((resolve) => {
+    const headers = new Headers();
+    const out = {
+      statusCode: 200,
+      setHeader(key: string, value: string | string[]) {
+        if (typeof value === "string") headers.set(key, value);
+        else for (const v of value) headers.append(key, v);
+      },
+      end(text: string) {
+        resolve(new Response(text, { status: out.statusCode, headers }));
+      },
+    };
+    void restHandler()(proxied as never, out as never);
+  });
   // onError saw every failure (the library calls it before it answers)
-  if (res.ok || !failure) return res;
-  return Response.json(restError(failure.error, req, failure.procedure), { status: res.status, headers: res.headers });
+  if (res.ok || !call.failure) return res;
+  return Response.json(restError(call.failure.error, req, call.failure.procedure), { status: res.status, headers: res.headers });
 }
