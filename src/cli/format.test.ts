@@ -28,6 +28,10 @@ describe("the command line's output", () => {
     const failed = formatRun(run({ status: "failed", error: "model server down", durationMs: 1500, stages: [stage("chunk_text", "succeeded", 3), stage("extract_graph", "failed", 1400, "HTTP 500"), stage("store", "not_started")] }));
     expect(failed.split("\n")).toEqual(["remember run r1 failed in 1.5 s", "  error: model server down", "  ✓ chunk_text  3 ms", "  ✗ extract_graph  1.4 s  (HTTP 500)"]);
     expect(formatRun(run({ status: "succeeded", flagged: true, durationMs: 20 })).split("\n")[0]).toBe("remember run r1 succeeded (flagged: a stage failed) in 20 ms");
+    // after the progress showed each stage: the ending and the error only
+    expect(formatRun(run({ status: "failed", error: "model server down", durationMs: 1500, stages: [stage("chunk_text", "succeeded", 3)] }), { stages: false })).toBe(
+      "remember run r1 failed in 1.5 s\n  error: model server down",
+    );
   });
 
   it("lists runs one a line, marking the flagged ones and saying how to get the next page", () => {

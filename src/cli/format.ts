@@ -57,9 +57,10 @@ export function formatProgress(run: RunDetailWire): string {
 }
 
 /** A run with its stages. */
-export function formatRun(run: RunDetailWire): string {
+/** A run, its error and (unless `stages: false`: a remember that showed them as they ended) its stages. */
+export function formatRun(run: RunDetailWire, opts: { stages?: boolean } = {}): string {
   const head = `${run.kind} run ${run.id} ${run.status}${run.flagged ? " (flagged: a stage failed)" : ""}${run.durationMs !== null ? ` in ${ms(run.durationMs)}` : ""}`;
-  const stages = run.stages.filter((s) => s.status !== "not_started").map(formatStageLine);
+  const stages = opts.stages === false ? [] : run.stages.filter((s) => s.status !== "not_started").map(formatStageLine);
   return [head, ...(run.error ? [`  error: ${run.error}`] : []), ...stages].join("\n");
 }
 

@@ -151,7 +151,8 @@ async function remember(args: string[], io: CliIo): Promise<number> {
     if (ENDED.has(run.status)) {
       if (io.tty && lastLine) io.stderr("\r\x1b[2K");
       if (values.json) json(io, run);
-      else io.stdout(`${formatRun(run)}\n`);
+      // the stages went to stderr as they ended: stdout says how it ended
+      else io.stdout(`${formatRun(run, { stages: false })}\n`);
       return run.status === "succeeded" ? 0 : 1;
     }
     if (io.signal?.aborted) {
