@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import path from "node:path";
 import { Readable } from "node:stream";
+import { resolveInstalled } from "../installed";
 import { SECURITY_SCHEME } from "./openapi-document";
 
 /*
@@ -14,25 +15,10 @@ import { SECURITY_SCHEME } from "./openapi-document";
 
 export const SCALAR_PATH = "/docs/scalar.js";
 
-/**
- * Scalar's browser bundle. Resolved by Node's own resolver, taken from the process (in the built
- * app a bundled createRequire answers module ids, not paths: enrich/geo/gazetteer.ts), from this
- * module's place when it is a file, else from the working directory. The package exports no
- * package.json: its main module is dist/index.js, beside dist/browser/.
- */
+/** Scalar's browser bundle. The package exports no package.json: its main module is dist/index.js, beside dist/browser/. */
 function scalarBundle(): string {
-  const { createRequire } = process.getBuiltinModule("node:module");
-  const here = typeof import.meta.url === "string" && import.meta.url.startsWith("file:") ? import.meta.url : null;
-  for (const from of [here, path.join(process.cwd(), "package.json")]) {
-    if (!from) continue;
-    try {
-      const main = createRequire(from).resolve("@scalar/api-reference");
-      if (typeof main === "string") return path.join(path.dirname(main), "browser", "standalone.js");
-    } catch {
-      // not found from there: the next place
-    }
-  }
-  throw new Error("the API reference (the @scalar/api-reference package) is not installed: run npm ci");
+  const main = resolveInstalled("@scalar/api-reference", "the API reference (the @scalar/api-reference package)");
+  return path.join(path.dirname(main), "browser", "standalone.js");
 }
 
 /** GET /docs/scalar.js, streamed from node_modules. */

