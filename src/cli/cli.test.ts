@@ -1,5 +1,7 @@
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { handleRestV1, REST_ENDPOINT } from "../server/api/openapi";
@@ -126,4 +128,34 @@ describeEachDriver("the command line against a server", (ctx) => {
     expect(failed).toMatchObject({ code: 1 });
     expect((failed as { stderr: string }).stderr).toMatch(/^gligabao: /);
   }, 60_000);
+});
+
+it("says the run is kept when the server goes away while a remember is watched", async () => {
+  // a server that takes the remember, then drops the connection of the first look at it
+  const runId = randomUUID();
+  const edge = createServer((req, res) => {
+    if (req.method === "POST") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ rememberRunId: runId, status: "queued", error: null, replayed: false }));
+    } else {
+      req.socket.destroy();
+    }
+  });
+  await new Promise<void>((resolve) => edge.listen(0, "127.0.0.1", resolve));
+  let err = "";
+  try {
+    const code = await run(["remember", "A note.", "--dataset", "any"], {
+      stdout: () => undefined,
+      stderr: (s) => void (err += s),
+      readStdin: async () => null,
+      env: { GB_URL: `http://127.0.0.1:${(edge.address() as AddressInfo).port}`, GB_API_KEY: "gb_any" },
+      tty: false,
+      pollMs: 20,
+    });
+    expect(code).toBe(1);
+    expect(err).toContain("cannot reach the server");
+    expect(err).toContain(`the run is kept and goes on when the server is back: gligabao runs get ${runId}`);
+  } finally {
+    edge.close();
+  }
 });

@@ -133,7 +133,11 @@ async function remember(args: string[], io: CliIo): Promise<number> {
   const said = new Set<string>();
   let lastLine = "";
   for (;;) {
-    const run = await call<RunDetailWire>(server, "GET", `/remember/${encodeURIComponent(id)}`);
+    const run = await call<RunDetailWire>(server, "GET", `/remember/${encodeURIComponent(id)}`).catch((e: unknown) => {
+      // the server went away while we watched: the run is kept, and goes on when it is back
+      if (e instanceof CliError && e.code === "UNREACHABLE") throw new CliError(`${e.message}; the run is kept and goes on when the server is back: gligabao runs get ${id}`, e.code);
+      throw e;
+    });
     if (!values.json) {
       for (const s of run.stages) {
         if (said.has(s.name) || !["succeeded", "failed", "skipped"].includes(s.status)) continue;
