@@ -235,4 +235,23 @@ describeEachDriver("MCP server (/api/mcp)", (ctx) => {
     const gone = await rpc("resources/read", { uri: "gligabao://datasets/no-such-dataset" });
     expect(gone).toMatchObject({ body: { error: { code: -32602, message: "dataset not found: no-such-dataset" } } });
   });
-});
+
+  it("a key restricted to one dataset sees only it; past its query budget a key is told when to try again", async () => {
+    const { app } = ctx();
+    const elsewhere = (await freshDataset(app, "mcp-elsewhere")).name;
+    const restricted = (await createApiKey({ db: app.database.db, caller: TEST_OWNER, input: { name: "mcp restricted", role: "member", datasets: [dataset] } })).secret;
+    const client = await connect(restricted);
+    const listed = (await call(client, "list_datasets", {})).data as { datasets: { name: string }[] };
+    expect(listed.datasets.map((d) => d.name)).toEqual([dataset]);
+    const outside = await call(client, "query", { dataset: elsewhere, question: "Who works at Fjordbank?" });
+    expect(outside).toMatchObject({ isError: true, data: { error: { kind: "not_found" } } });
+    // the budget (GB_RATE_LIMIT_QUERY below) is the key's, whichever door it uses
+    let last = outside;
+    for (let i = 0; i < 10 && !(last.isError && last.data.error?.kind === "rate_limited"); i++) last = await call(client, "query", { dataset, question: "Who works at Fjordbank?" });
+    expect(last).toMatchObject({ isError: true, data: { error: { kind: "rate_limited", retryAfterMs: expect.any(Number) } } });
+    expect(last.text).toMatch(/^rate_limited: /);
+  });
+},
+  // a query budget the test above can use up with its own key (every other key asks fewer times)
+  { env: () => ({ GB_RATE_LIMIT_QUERY: "6" }) },
+);
