@@ -169,6 +169,32 @@ describeEachDriver("query", (ctx) => {
     expect(byText.get("t2")!).toBeLessThan(byText.get("t3")!);
   });
 
+  it("lists the texts around the best full-text finds in their series (series_around): the one after, then the one before, each once", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const turns = [
+      "Morning! Coffee first.",
+      "So what did you call him in the end?",
+      "Pepper, after the colour of his coat. The shelter said the terrier is two years old.",
+      "That suits him.",
+      "See you at the park later.",
+    ];
+    for (const [i, text] of turns.entries()) await remember(ds.name, text, { series: "chat-1", source: { kind: "chat", id: `t${i + 1}` } });
+    const r = await ask({ app, caller: LOCAL_CALLER, input: { dataset: ds.name, question: "How old is the terrier from the shelter?", limit: 50 } });
+    const outputs = await callerFor(app).runs.query.outputs({ id: r.queryRunId });
+    const retrieved = (outputs.find((x) => x.stage === "retrieve_graph")!.output as { retrieved: { kind: string; textId: string; ranks: Record<string, number> }[] }).retrieved;
+    const idOf = new Map(r.sources.map((s) => [s.source.textId, s.source.id]));
+    const around = retrieved.filter((c) => c.ranks.series_around).map((c) => ({ id: idOf.get(c.textId) ?? c.textId, rank: c.ranks.series_around! }));
+    const rankOf = new Map(around.map((a) => [a.id, a.rank]));
+    // t3 holds the question's words: the turn after it first, then the turn before it (the
+    // question it answers: "what did you call him?" is what "Pepper" means)
+    expect(rankOf.get("t4")).toBe(1);
+    expect(rankOf.get("t2")).toBe(2);
+    // each text once, whichever finds it is next to
+    expect(new Set(around.map((a) => a.rank)).size).toBe(around.length);
+    expect(around.length).toBe(new Set(around.map((a) => a.id)).size);
+  });
+
   it("reads a turn with its neighbours as one document: a window that holds more of the question ranks first", async () => {
     const { app } = ctx();
     const ds = await freshDataset(app);

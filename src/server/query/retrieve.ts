@@ -11,7 +11,7 @@ export type RetrieveQuery = Omit<ListQuery, "run">;
 
 /** The query every list of one retrieval is asked. */
 function listQuery(q: RetrieveQuery): ListQuery {
-  // A list may read another's candidates (series_next follows the full-text ones): each list's
+  // A list may read another's candidates (series_around follows the full-text ones): each list's
   // promise is kept, so it runs once. A Postgres pool answers the lists in parallel; PGlite in turn.
   const runs = new Map<RetrievalList, Promise<Candidate[]>>();
   const query: ListQuery = {

@@ -5,7 +5,7 @@ import { entities } from "./entities";
 import { factsText } from "./facts-text";
 import { factsVector } from "./facts-vector";
 import { nearby } from "./nearby";
-import { seriesNext } from "./series-next";
+import { seriesAround } from "./series-around";
 
 /**
  * retrieve_graph's lists by name, one line each: the names are the receipts' (runs.query.outputs)
@@ -13,7 +13,7 @@ import { seriesNext } from "./series-next";
  * (at the end): a candidate's score is summed in this order, and its first finder's copy is kept.
  */
 export const LISTS = {
-  series_next: seriesNext,
+  series_around: seriesAround,
   facts_text: factsText,
   chunks_text: chunksText,
   entities,
