@@ -140,6 +140,16 @@ describe("namedPeriod and boostNamedTime", () => {
     expect(namedPeriod("What does Ana like?", now)).toBeNull();
   });
 
+  it("reads a range from the start of its first end to the end of its last", () => {
+    expect(iso(namedPeriod("Where was Ana between 11 August and 15 August 2023?", now))).toEqual(["2023-08-11", "2023-08-16"]);
+    expect(iso(namedPeriod("What did Ana do from May to July 2022?", now))).toEqual(["2022-05-01", "2022-08-01"]);
+    expect(iso(namedPeriod("What did Ana cook between 2019 and 2021?", now))).toEqual(["2019-01-01", "2022-01-01"]);
+    // two dates that are not a range: the first
+    expect(iso(namedPeriod("Did Ana cook on 3 May 2024 or on 9 May 2024?", now))).toEqual(["2024-05-03", "2024-05-04"]);
+    // a range written backwards names no period
+    expect(iso(namedPeriod("What did Ana read between 2021 and 2019?", now))).toBeNull();
+  });
+
   const at = (id: string, when: string, validAt: string | null = null): Candidate => ({ ...fact(id), at: new Date(when), validAt: validAt ? new Date(validAt) : null });
   const list = () => fuse({ facts_text: [at("1", "2024-04-20T10:00:00Z"), at("2", "2024-06-02T10:00:00Z"), at("3", "2024-05-03T18:00:00Z")] });
 

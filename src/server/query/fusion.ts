@@ -96,29 +96,50 @@ export interface Period {
 
 /**
  * The period a question names ("on 3 May 2024", "in August 2023", "in 2022", "yesterday"), as
- * precise as it is written: a day, a month or a year (UTC), relative forms against `now`. The
- * first one named; null when it names none.
+ * precise as it is written: a day, a month or a year (UTC), relative forms against `now`; a range
+ * ("between 11 and 15 August 2023", "from May to July 2022") from the start of its first to the end
+ * of its last. The first one named; null when it names none.
  */
 export function namedPeriod(question: string, now: Date): Period | null {
   // chrono reads only short windows around what may be a time: on a whole question of 4,000
   // characters (the most allowed) of month names it spends 135 ms of the request thread
-  const windows = [...question.matchAll(MAY_BE_TIME)].slice(0, 3).map((m) => question.slice(Math.max(0, m.index - 40), m.index + 60));
-  const [r] = windows.flatMap((w) => chrono.en.casual.parse(w, { instant: now, timezone: 0 }, { forwardDate: false }).slice(0, 1));
-  if (!r) {
-    // a year alone ("in 2022") is no date to chrono
-    const year = /\b(1[89]\d\d|20\d\d)\b/.exec(question);
-    return year ? { start: new Date(Date.UTC(+year[1]!, 0, 1)), end: new Date(Date.UTC(+year[1]! + 1, 0, 1)) } : null;
+  const windows = [...question.matchAll(MAY_BE_TIME)].slice(0, 3).map((m) => question.slice(Math.max(0, m.index - 40), m.index + 100));
+  const [found] = windows
+    .map((w) => ({ w, rs: chrono.en.casual.parse(w, { instant: now, timezone: 0 }, { forwardDate: false }).slice(0, 2) }))
+    .filter((x) => x.rs.length > 0);
+  if (!found) {
+    // a year alone ("in 2022", "between 2019 and 2021") is no date to chrono
+    const years = RANGE_OF_YEARS.exec(question) ?? /\b(1[89]\d\d|20\d\d)\b/.exec(question);
+    if (!years) return null;
+    const [first, last] = [+years[1]!, +(years[2] ?? years[1]!)];
+    return last >= first ? { start: new Date(Date.UTC(first, 0, 1)), end: new Date(Date.UTC(last + 1, 0, 1)) } : null;
   }
-  const c = r.start;
-  const y = c.get("year");
+  const [r, next] = found.rs as [chrono.ParsedResult, chrono.ParsedResult | undefined];
+  // "two weeks ago", "last week" name a day only roughly: three days either side
+  const rough = /\bago\b|\bweeks?\b/i.test(r.text) ? 3 : 0;
+  // a range chrono reads as one ("from May to July 2022"), or two dates joined ("between 11 August and 15 August")
+  const joined = next && RANGE_JOIN.test(found.w.slice(r.index + r.text.length, next.index)) ? next.start : null;
+  const last = r.end ?? joined;
+  // a range's year is written once, at its end ("between 11 August and 15 August 2023")
+  const year = last && !r.start.isCertain("year") && last.isCertain("year") ? last.get("year") : null;
+  const start = periodOf(r.start, rough, year);
+  const end = last ? periodOf(last, rough) : null;
+  return start && end && end.end > start.start ? { start: start.start, end: end.end } : start;
+}
+
+/** what joins the two ends of a range: "11 August and 15 August", "May to July", "May – July" */
+const RANGE_JOIN = /^\s*(?:and|to|until|till|through|-|–)\s*$/i;
+const RANGE_OF_YEARS = /\b(?:between|from)\s+(1[89]\d\d|20\d\d)\s*(?:and|to|until|till|through|-|–)\s*(1[89]\d\d|20\d\d)\b/i;
+
+/** The day, month or year a date chrono read names, as precise as it is written. */
+function periodOf(c: chrono.ParsedComponents, rough: number, year: number | null = null): Period | null {
+  const y = year ?? c.get("year");
   const m = c.get("month");
   const d = c.get("day");
   if (y === null) return null;
   // a day written ("on 3 May 2024") or implied by a relative form ("yesterday")
   if (c.isCertain("day")) {
     if (m === null || d === null) return null;
-    // "two weeks ago", "last week" name a day only roughly: three days either side
-    const rough = /\bago\b|\bweeks?\b/i.test(r.text) ? 3 : 0;
     return { start: new Date(Date.UTC(y, m - 1, d - rough)), end: new Date(Date.UTC(y, m - 1, d + 1 + rough)) };
   }
   if (c.isCertain("month") && m !== null) return { start: new Date(Date.UTC(y, m - 1, 1)), end: new Date(Date.UTC(y, m, 1)) };
