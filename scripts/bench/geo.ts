@@ -81,6 +81,7 @@ export async function benchNearby(dbs: BenchDatabase[], sizes: number[], queries
             question: "What is near here?",
             vector: null,
             asOf: null,
+            period: null,
             pgvector: database.vector,
             dimensions: 256,
             weights: { terms: [], chunks: 1, avgLength: 1 },

@@ -157,9 +157,12 @@ const within = (t: Date | null, p: Period) => t !== null && t >= p.start && t < 
  * period and some are not (a period that holds all of them, or none, says nothing of which).
  */
 export function boostNamedTime(ranked: Ranked[], question: string, now: Date, boost = TIME_BOOST): Ranked[] {
-  if (boost <= 0) return ranked;
-  const period = namedPeriod(question, now);
-  if (!period) return ranked;
+  return boostPeriod(ranked, namedPeriod(question, now), boost);
+}
+
+/** boostNamedTime with the period read already (null: the question names none). */
+export function boostPeriod(ranked: Ranked[], period: Period | null, boost = TIME_BOOST): Ranked[] {
+  if (boost <= 0 || !period) return ranked;
   const inside = (c: Ranked) => within(c.at, period) || within(c.validAt, period);
   const n = ranked.filter(inside).length;
   if (n === 0 || n === ranked.length) return ranked;

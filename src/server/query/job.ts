@@ -6,7 +6,7 @@ import { geocode } from "../enrich/geo/lookup";
 import type { Models } from "../models/record";
 import { type Output, output, Stop } from "../pipeline";
 import { type TermWeights, termWeights } from "./bm25";
-import { boostNamedSpeakers, boostNamedTime, cut, fuse, type Given, type Ranked } from "./fusion";
+import { boostNamedSpeakers, boostPeriod, cut, fuse, type Given, namedPeriod, type Ranked } from "./fusion";
 import type { Candidate } from "./lists/candidate";
 import { LIST_NAMES, type ListName } from "./lists/registry";
 import { retrieveList, retrieveLists, type RetrieveQuery } from "./retrieve";
@@ -91,6 +91,8 @@ export class QueryJob {
       asOf: this.input.asOf ?? null,
       pgvector: this.ctx.pgvector,
       dimensions: this.ctx.models.embeddingDimensions,
+      // relative times ("yesterday") are read against asOf when the question asks about then
+      period: namedPeriod(this.input.question, this.input.asOf ?? new Date()),
       weights,
     };
     // whether the question asks about a place is read beside the lists (detect_geo's switch)
@@ -114,8 +116,7 @@ export class QueryJob {
   private rank(lists: Record<ListName, Candidate[]>): ListName[] {
     const skipped = new Set(this.ctx.skipLists ?? []);
     const fused = fuse(skipped.size === 0 ? lists : (Object.fromEntries(LIST_NAMES.map((name) => [name, skipped.has(name) ? [] : lists[name]])) as typeof lists));
-    // relative times ("yesterday") are read against asOf when the question asks about then
-    this.retrieved = boostNamedTime(boostNamedSpeakers(fused, this.input.question), this.input.question, this.input.asOf ?? new Date());
+    this.retrieved = boostPeriod(boostNamedSpeakers(fused, this.input.question), this.listQuery!.period);
     this.given = cut(this.retrieved, this.input.limit, this.ctx.tokenBudget);
     return [...skipped];
   }

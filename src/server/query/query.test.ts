@@ -1,9 +1,9 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { QueryStages } from "../../lib/stages";
 import { callerFor, rejection } from "../../test/callers";
 import { describeEachDriver, freshDataset } from "../../test/db";
-import { chunks, facts, inferences } from "../db/schema";
+import { chunks, facts, inferences, texts } from "../db/schema";
 import { names } from "../pipeline";
 import { queryPipeline } from "./pipeline";
 import { LOCAL_CALLER } from "../auth/caller";
@@ -193,6 +193,54 @@ describeEachDriver("query", (ctx) => {
     // each text once, whichever finds it is next to
     expect(new Set(around.map((a) => a.rank)).size).toBe(around.length);
     expect(around.length).toBe(new Set(around.map((a) => a.id)).size);
+  });
+
+  /** Each source's rank in one list for the question (by source id; a fact and its text's summary both count). */
+  const listRanks = async (dataset: string, question: string, list: string) => {
+    const { app } = ctx();
+    const r = await ask({ app, caller: LOCAL_CALLER, input: { dataset, question, limit: 50 } });
+    const outputs = await callerFor(app).runs.query.outputs({ id: r.queryRunId });
+    const out = outputs.find((x) => x.stage === "retrieve_graph")!.output as { lists: Record<string, number>; retrieved: { kind: string; textId: string; ranks: Record<string, number> }[] };
+    const ids = await ctx().app.database.db.select({ id: texts.id, source: texts.source }).from(texts);
+    const idOf = new Map(ids.map((t) => [t.id, t.source.id]));
+    const ranks = new Map<string, number>();
+    for (const c of out.retrieved) if (c.ranks[list]) ranks.set(`${c.kind}:${idOf.get(c.textId)}`, c.ranks[list]!);
+    return { ranks, count: out.lists[list] };
+  };
+
+  it("lists what was said in the time a question names, and the facts that held from then (period)", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    const days = ["2024-04-28", "2024-05-01", "2024-05-03", "2024-05-06", "2024-05-09"];
+    // Ana is in every text: her name alone tells none of them apart, the day does
+    for (const [i, day] of days.entries()) await remember(ds.name, `Ana ${["painted the shed", "fixed the fence", "planted beans", "cleaned gutters", "washed the car"][i]}.`, { source: { kind: "note", id: day }, occurredAt: `${day}T10:00:00Z` });
+    // said the day after, about the day before: its fact holds from 3 May
+    await remember(ds.name, "Yesterday Ana went bowling with her cousins.", { source: { kind: "note", id: "bowling" }, occurredAt: "2024-05-04T09:00:00Z" });
+    const { ranks } = await listRanks(ds.name, "What did Ana do on 3 May 2024?", "period");
+    expect(ranks.has("summary:2024-05-03")).toBe(true);
+    expect(ranks.has("fact:bowling")).toBe(true);
+    // nothing said on another day, nor the bowling text itself (said on the 4th)
+    for (const day of days.filter((d) => d !== "2024-05-03")) expect(ranks.has(`summary:${day}`)).toBe(false);
+    expect(ranks.has("summary:bowling")).toBe(false);
+    // a question that names no time: nothing
+    const none = await listRanks(ds.name, "What did Ana do?", "period");
+    expect(none.count).toBe(0);
+    // a month holds them all but the first
+    const may = await listRanks(ds.name, "What did Ana do in May 2024?", "period");
+    expect([...may.ranks.keys()].filter((k) => k.startsWith("summary:")).sort()).toEqual(["summary:2024-05-01", "summary:2024-05-03", "summary:2024-05-06", "summary:2024-05-09", "summary:bowling"]);
+  });
+
+  it("reads nothing of a crowded period (more texts than it reads whole)", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    await remember(ds.name, "Ana planted beans.", { source: { kind: "note", id: "beans" }, occurredAt: "2024-05-03T10:00:00Z" });
+    expect((await listRanks(ds.name, "What did Ana do on 3 May 2024?", "period")).count).toBe(1);
+    // five hundred more texts said that day (copies of the first, made in SQL: remembering each would take minutes)
+    const db = app.database.db;
+    await db.execute(sql`INSERT INTO gb_texts (dataset_id, id, run_id, content, source, occurred_at, created_at)
+      SELECT dataset_id, gen_random_uuid(), run_id, content, jsonb_build_object('kind', 'note', 'id', 'copy-' || i), occurred_at, created_at
+      FROM gb_texts CROSS JOIN generate_series(1, 500) i WHERE dataset_id = (SELECT id FROM datasets WHERE name = ${ds.name})`);
+    expect((await listRanks(ds.name, "What did Ana do on 3 May 2024?", "period")).count).toBe(0);
   });
 
   it("reads a turn with its neighbours as one document: a window that holds more of the question ranks first", async () => {

@@ -84,6 +84,8 @@ export const texts = pgTable(
     // a series in order (store_series, fetch_series)
     index("gb_texts_user_idx").on(t.datasetId, t.userId),
     index("gb_texts_series_idx").on(t.datasetId, t.seriesKey, t.seriesPosition),
+    // the period list: what was said in the period a question names
+    index("gb_texts_said_at_idx").on(t.datasetId, sql`coalesce(${t.occurredAt}, ${t.createdAt})`),
   ],
 );
 
@@ -205,6 +207,8 @@ export const facts = pgTable(
     index("gb_facts_subject_all_idx").on(t.datasetId, t.subjectId),
     // query and load_candidates: full text over fact sentences
     index("gb_facts_tsv_idx").using("gin", t.sentenceTsv).with(noPendingList),
+    // the period list: the facts that held from the period a question names
+    index("gb_facts_valid_at_idx").on(t.datasetId, t.validAt).where(sql`valid_at IS NOT NULL`),
     // changes: what a run created and what it invalidated
     index("gb_facts_created_run_idx").on(t.datasetId, t.createdRunId),
     index("gb_facts_invalidated_run_idx").on(t.datasetId, t.invalidatedRunId),

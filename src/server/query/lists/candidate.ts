@@ -1,5 +1,6 @@
 import type { Db } from "../../db/client";
 import type { TermWeights } from "../bm25";
+import type { Period } from "../fusion";
 import type { SourceRef } from "../schemas";
 
 /** What a retrieval list finds: a fact, or a chunk (given by its summary). */
@@ -40,6 +41,8 @@ export interface ListQuery {
   dimensions: number;
   /** the place the question asks about (nearby_geo); null: the nearby list finds nothing */
   near?: NearQuery | null;
+  /** the time the question names (namedPeriod, against asOf or now); null when it names none */
+  period: Period | null;
   /** the question's BM25 term weights (termWeights), fetched first: they say whether the dataset is empty */
   weights: TermWeights;
   /** Another list's candidates for this question: each list runs once, however many lists read it. */

@@ -5,6 +5,7 @@ import { entities } from "./entities";
 import { factsText } from "./facts-text";
 import { factsVector } from "./facts-vector";
 import { nearby } from "./nearby";
+import { period } from "./period";
 import { seriesAround } from "./series-around";
 
 /**
@@ -21,6 +22,7 @@ export const LISTS = {
   chunks_vector: chunksVector,
   // nothing in retrieve_graph: nearby_geo runs it with the place detect_geo found, and fuses again
   nearby,
+  period,
 } satisfies Record<string, RetrievalList>;
 
 export type ListName = keyof typeof LISTS;

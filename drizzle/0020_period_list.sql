@@ -1,0 +1,2 @@
+CREATE INDEX "gb_facts_valid_at_idx" ON "gb_facts" USING btree ("dataset_id","valid_at") WHERE valid_at IS NOT NULL;--> statement-breakpoint
+CREATE INDEX "gb_texts_said_at_idx" ON "gb_texts" USING btree ("dataset_id",coalesce("occurred_at", "created_at"));
