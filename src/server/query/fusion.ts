@@ -124,8 +124,14 @@ export function namedPeriod(question: string, now: Date): Period | null {
   const year = last && !r.start.isCertain("year") && last.isCertain("year") ? last.get("year") : null;
   const start = periodOf(r.start, rough, year);
   const end = last ? periodOf(last, rough) : null;
-  return start && end && end.end > start.start ? { start: start.start, end: end.end } : start;
+  const period = start && end && end.end > start.start ? { start: start.start, end: end.end } : start;
+  // "99999999 days ago" is a date no database holds (and chrono's arithmetic goes past them)
+  return period && period.start >= EARLIEST && period.end <= LATEST ? period : null;
 }
+
+/** the span of the periods a question may name: years 1 to 9999 */
+const EARLIEST = new Date("0001-01-01T00:00:00Z");
+const LATEST = new Date("9999-12-31T23:59:59Z");
 
 /** what joins the two ends of a range: "11 August and 15 August", "May to July", "May – July" */
 const RANGE_JOIN = /^\s*(?:and|to|until|till|through|-|–)\s*$/i;

@@ -230,6 +230,16 @@ describeEachDriver("query", (ctx) => {
     expect([...may.ranks.keys()].filter((k) => k.startsWith("summary:")).sort()).toEqual(["summary:2024-05-01", "summary:2024-05-03", "summary:2024-05-06", "summary:2024-05-09", "summary:bowling"]);
   });
 
+  it("answers a question whose time is out of any calendar's range (no period, no error)", async () => {
+    const { app } = ctx();
+    const ds = await freshDataset(app);
+    await remember(ds.name, "Ana planted beans.", { source: { kind: "note", id: "beans" }, occurredAt: "2024-05-03T10:00:00Z" });
+    for (const question of ["What did Ana do 99999999 days ago?", "What will Ana do in 1000000 weeks?", "What did Ana plant on 3 May 99999999?"]) {
+      const r = await callerFor(app).query.ask({ dataset: ds.name, question });
+      expect(r.sources.map((s) => s.source.id)).toContain("beans");
+    }
+  });
+
   it("reads nothing of a crowded period (more texts than it reads whole)", async () => {
     const { app } = ctx();
     const ds = await freshDataset(app);
