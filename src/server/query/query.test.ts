@@ -33,6 +33,19 @@ describeEachDriver("query", (ctx) => {
     return new Map(retrieved.filter((c) => c.kind === "summary" && c.ranks.chunks_text).map((c) => [idOf.get(c.textId) ?? c.textId, c.ranks.chunks_text!]));
   };
 
+  /** Each source's rank in one list for the question (by source id; a fact and its text's summary both count). */
+  const listRanks = async (dataset: string, question: string, list: string) => {
+    const { app } = ctx();
+    const r = await ask({ app, caller: LOCAL_CALLER, input: { dataset, question, limit: 50 } });
+    const outputs = await callerFor(app).runs.query.outputs({ id: r.queryRunId });
+    const out = outputs.find((x) => x.stage === "retrieve_graph")!.output as { lists: Record<string, number>; retrieved: { kind: string; textId: string; ranks: Record<string, number> }[] };
+    const ids = await ctx().app.database.db.select({ id: texts.id, source: texts.source }).from(texts);
+    const idOf = new Map(ids.map((t) => [t.id, t.source.id]));
+    const ranks = new Map<string, number>();
+    for (const c of out.retrieved) if (c.ranks[list]) ranks.set(`${c.kind}:${idOf.get(c.textId)}`, c.ranks[list]!);
+    return { ranks, count: out.lists[list] };
+  };
+
   it("answers from the current facts and, with asOf, from the facts of that time", async () => {
     const { app } = ctx();
     const ds = await freshDataset(app);
@@ -180,33 +193,17 @@ describeEachDriver("query", (ctx) => {
       "See you at the park later.",
     ];
     for (const [i, text] of turns.entries()) await remember(ds.name, text, { series: "chat-1", source: { kind: "chat", id: `t${i + 1}` } });
-    const r = await ask({ app, caller: LOCAL_CALLER, input: { dataset: ds.name, question: "How old is the terrier from the shelter?", limit: 50 } });
-    const outputs = await callerFor(app).runs.query.outputs({ id: r.queryRunId });
-    const retrieved = (outputs.find((x) => x.stage === "retrieve_graph")!.output as { retrieved: { kind: string; textId: string; ranks: Record<string, number> }[] }).retrieved;
-    const idOf = new Map(r.sources.map((s) => [s.source.textId, s.source.id]));
-    const around = retrieved.filter((c) => c.ranks.series_around).map((c) => ({ id: idOf.get(c.textId) ?? c.textId, rank: c.ranks.series_around! }));
+    const { ranks, count } = await listRanks(ds.name, "How old is the terrier from the shelter?", "series_around");
+    const around = [...ranks].map(([key, rank]) => ({ id: key.replace(/^summary:/, ""), rank }));
     const rankOf = new Map(around.map((a) => [a.id, a.rank]));
     // t3 holds the question's words: the turn after it first, then the turn before it (the
     // question it answers: "what did you call him?" is what "Pepper" means)
     expect(rankOf.get("t4")).toBe(1);
     expect(rankOf.get("t2")).toBe(2);
-    // each text once, whichever finds it is next to
+    // each text once, whichever finds it is next to: as many in the list as texts it ranks
+    expect(count).toBe(around.length);
     expect(new Set(around.map((a) => a.rank)).size).toBe(around.length);
-    expect(around.length).toBe(new Set(around.map((a) => a.id)).size);
   });
-
-  /** Each source's rank in one list for the question (by source id; a fact and its text's summary both count). */
-  const listRanks = async (dataset: string, question: string, list: string) => {
-    const { app } = ctx();
-    const r = await ask({ app, caller: LOCAL_CALLER, input: { dataset, question, limit: 50 } });
-    const outputs = await callerFor(app).runs.query.outputs({ id: r.queryRunId });
-    const out = outputs.find((x) => x.stage === "retrieve_graph")!.output as { lists: Record<string, number>; retrieved: { kind: string; textId: string; ranks: Record<string, number> }[] };
-    const ids = await ctx().app.database.db.select({ id: texts.id, source: texts.source }).from(texts);
-    const idOf = new Map(ids.map((t) => [t.id, t.source.id]));
-    const ranks = new Map<string, number>();
-    for (const c of out.retrieved) if (c.ranks[list]) ranks.set(`${c.kind}:${idOf.get(c.textId)}`, c.ranks[list]!);
-    return { ranks, count: out.lists[list] };
-  };
 
   it("lists what was said in the time a question names, and the facts that held from then (period)", async () => {
     const { app } = ctx();
