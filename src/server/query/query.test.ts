@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { QueryStages } from "../../lib/stages";
 import { callerFor, rejection } from "../../test/callers";
@@ -23,27 +23,29 @@ describeEachDriver("query", (ctx) => {
     expect(r.status).toBe("succeeded");
   };
 
-  /** Each text's rank in chunks_text for the question, by its source id. */
-  const chunksTextRanks = async (dataset: string, question: string) => {
-    const { app } = ctx();
-    const r = await ask({ app, caller: LOCAL_CALLER, input: { dataset, question, limit: 50 } });
-    const outputs = await callerFor(app).runs.query.outputs({ id: r.queryRunId });
-    const retrieved = (outputs.find((x) => x.stage === "retrieve_graph")!.output as { retrieved: { kind: string; textId: string; ranks: Record<string, number> }[] }).retrieved;
-    const idOf = new Map(r.sources.map((s) => [s.source.textId, s.source.id]));
-    return new Map(retrieved.filter((c) => c.kind === "summary" && c.ranks.chunks_text).map((c) => [idOf.get(c.textId) ?? c.textId, c.ranks.chunks_text!]));
+  /** The turns of one chat, in order: series "chat-1", source ids t1, t2, … */
+  const rememberChat = async (dataset: string, turns: string[]) => {
+    for (const [i, text] of turns.entries()) await remember(dataset, text, { series: "chat-1", source: { kind: "chat", id: `t${i + 1}` } });
   };
 
-  /** Each source's rank in one list for the question (by source id; a fact and its text's summary both count). */
+  /** Each source's rank in one list for the question, keyed `kind:source id` (a fact and its text's summary both count), and how many the list found. */
   const listRanks = async (dataset: string, question: string, list: string) => {
     const { app } = ctx();
     const r = await ask({ app, caller: LOCAL_CALLER, input: { dataset, question, limit: 50 } });
     const outputs = await callerFor(app).runs.query.outputs({ id: r.queryRunId });
     const out = outputs.find((x) => x.stage === "retrieve_graph")!.output as { lists: Record<string, number>; retrieved: { kind: string; textId: string; ranks: Record<string, number> }[] };
-    const ids = await ctx().app.database.db.select({ id: texts.id, source: texts.source }).from(texts);
-    const idOf = new Map(ids.map((t) => [t.id, t.source.id]));
+    const textIds = [...new Set(out.retrieved.map((c) => c.textId))];
+    const rows = textIds.length ? await app.database.db.select({ id: texts.id, source: texts.source }).from(texts).where(inArray(texts.id, textIds)) : [];
+    const idOf = new Map(rows.map((t) => [t.id, t.source.id]));
     const ranks = new Map<string, number>();
     for (const c of out.retrieved) if (c.ranks[list]) ranks.set(`${c.kind}:${idOf.get(c.textId)}`, c.ranks[list]!);
     return { ranks, count: out.lists[list] };
+  };
+
+  /** Each text's rank in chunks_text for the question, by its source id. */
+  const chunksTextRanks = async (dataset: string, question: string) => {
+    const { ranks } = await listRanks(dataset, question, "chunks_text");
+    return new Map([...ranks].filter(([key]) => key.startsWith("summary:")).map(([key, rank]) => [key.slice("summary:".length), rank]));
   };
 
   it("answers from the current facts and, with asOf, from the facts of that time", async () => {
@@ -165,7 +167,7 @@ describeEachDriver("query", (ctx) => {
       "I will bring them on Sunday.",
       "We could go hiking after.",
     ];
-    for (const [i, text] of turns.entries()) await remember(ds.name, text, { series: "chat-1", source: { kind: "chat", id: `t${i + 1}` } });
+    await rememberChat(ds.name, turns);
     // the same words once, in a text of no series
     await remember(ds.name, "The pottery course flyer was on the fridge.", { source: { kind: "note", id: "flyer" } });
     const byText = await chunksTextRanks(ds.name, "What did I make at the pottery course?");
@@ -192,7 +194,7 @@ describeEachDriver("query", (ctx) => {
       "That suits him.",
       "See you at the park later.",
     ];
-    for (const [i, text] of turns.entries()) await remember(ds.name, text, { series: "chat-1", source: { kind: "chat", id: `t${i + 1}` } });
+    await rememberChat(ds.name, turns);
     const { ranks, count } = await listRanks(ds.name, "How old is the terrier from the shelter?", "series_around");
     const around = [...ranks].map(([key, rank]) => ({ id: key.replace(/^summary:/, ""), rank }));
     const rankOf = new Map(around.map((a) => [a.id, a.rank]));
