@@ -90,6 +90,30 @@ describeEachDriver(
       for (const q of embeds) expect((q.body as { input: string[] }).input).toEqual([expect.any(String), "Alice", "Paris", "Alice lives in Paris."]);
     });
 
+    it("a run with many model calls in flight warns of no listener leak (each call listens to the run's signal while it lasts)", async () => {
+      // slow answers keep the chunks' calls in flight together: more than ten on the run's one signal
+      reset({
+        complexity: () => ({ content: { complexity: "complex", chunk: true, reason: "long" } }),
+        graph: () => ({ content: graph, delayMs: 60 }),
+        summary: () => ({ content: { summary: "Alice lives in Paris." }, delayMs: 60 }),
+      });
+      const { app } = ctx();
+      const ds = await freshDataset(app);
+      const warnings: string[] = [];
+      const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+      process.on("warning", onWarning);
+      try {
+        const text = Array.from({ length: 400 }, (_, i) => `Alice walked ${i} kilometres along the river in Paris that week.`).join(" ");
+        const r = await callerFor(app).remember.submit({ dataset: ds.name, text, wait: true });
+        expect(r).toMatchObject({ status: "succeeded" });
+        // a warning is emitted on the next tick
+        await new Promise((resolve) => setImmediate(resolve));
+      } finally {
+        process.off("warning", onWarning);
+      }
+      expect(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning"))).toEqual([]);
+    });
+
     it("asks the model about a possible contradiction and retires the old fact", async () => {
       reset();
       const { app } = ctx();

@@ -1,7 +1,7 @@
 import type { EmbeddingCreateParams } from "openai/resources/embeddings";
 import { ModelError, type CallOptions, type ModelResult } from "../types";
 import { toModelError } from "./errors";
-import type { CallContext } from "./structured";
+import { type CallContext, withCallSignal } from "./structured";
 
 /** L2-normalise: OpenAI's vectors already are, other compatible servers' not always. */
 function normalise(v: number[]): number[] {
@@ -26,7 +26,7 @@ export async function embedCall(
   if (input.texts.length === 0) return { value: [], model, request, response: { count: 0 }, tokensIn: 0, tokensOut: null };
   let res;
   try {
-    res = await ctx.client.embeddings.create(request, ctx.signal ? { signal: ctx.signal } : undefined);
+    res = await withCallSignal(ctx.signal, (options) => ctx.client.embeddings.create(request, options));
   } catch (err) {
     throw toModelError(err, model, request, ctx.timeoutMs);
   }

@@ -19,9 +19,28 @@ export function chatParams(ctx: CallContext, opts: CallOptions): { model: string
   return opts.reasoning ? { model, reasoning_effort: opts.reasoning } : { model };
 }
 
+/**
+ * Runs one SDK call with a signal of its own that follows `signal` (the run's) while the call
+ * lasts. The SDK adds an abort listener to the signal it is given and never removes it: handed the
+ * run's signal, a run of a thousand model calls held a thousand listeners until it ended (and Node
+ * warned of a leak past ten).
+ */
+export async function withCallSignal<T>(signal: AbortSignal | undefined, call: (options: { signal: AbortSignal } | undefined) => Promise<T>): Promise<T> {
+  if (!signal) return call(undefined);
+  const own = new AbortController();
+  const follow = () => own.abort(signal.reason);
+  if (signal.aborted) own.abort(signal.reason);
+  else signal.addEventListener("abort", follow, { once: true });
+  try {
+    return await call({ signal: own.signal });
+  } finally {
+    signal.removeEventListener("abort", follow);
+  }
+}
+
 export async function complete(ctx: CallContext, request: ChatCompletionCreateParamsNonStreaming): Promise<ChatCompletion> {
   try {
-    return await ctx.client.chat.completions.create(request, ctx.signal ? { signal: ctx.signal } : undefined);
+    return await withCallSignal(ctx.signal, (options) => ctx.client.chat.completions.create(request, options));
   } catch (err) {
     throw toModelError(err, request.model, request, ctx.timeoutMs);
   }
