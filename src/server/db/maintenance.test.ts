@@ -2,7 +2,9 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openTestDatabase } from "../../test/db";
 import type { Database } from "./client";
-import { analyzeStale, stale, startMaintenance } from "./maintenance";
+import { LOCAL_CALLER } from "../auth/caller";
+import { createDataset } from "../datasets/datasets";
+import { analyzeBehind, analyzeStale, BEHIND_MIN_ROWS, behindMemory, stale, startMaintenance } from "./maintenance";
 import { queryRows } from "./rows";
 
 describe("stale", () => {
@@ -38,6 +40,43 @@ for (const driver of ["pglite", "postgres"] as const) {
       expect(await analyzeStale(database.db)).toContain("grows");
       expect(await reltuples()).toBe(5000);
       expect(await analyzeStale(database.db)).toEqual([]);
+    });
+
+    it("analyzes a table in which a dataset being remembered into holds far more than the planner thinks, once per doubling", async () => {
+      const db = database.db;
+      const big = await createDataset({ db, caller: LOCAL_CALLER, input: { name: "big" } });
+      const fresh = await createDataset({ db, caller: LOCAL_CALLER, input: { name: "fresh" } });
+      const terms = (datasetId: string, from: number, to: number) =>
+        db.execute(sql`INSERT INTO gb_term_stats (dataset_id, lexeme, df, bdf) SELECT ${datasetId}, 'w' || g, 1, 0 FROM generate_series(${from}::int, ${to}::int) g`);
+      /** the planner's estimate of a dataset's term rows */
+      const planned = async (datasetId: string) => {
+        const [row] = await queryRows<Record<string, unknown>>(db, sql`EXPLAIN (FORMAT JSON) SELECT 1 FROM gb_term_stats WHERE dataset_id = ${sql.raw(`'${datasetId}'::uuid`)}`);
+        const raw = Object.values(row!)[0];
+        return ((typeof raw === "string" ? JSON.parse(raw) : raw) as [{ Plan: { "Plan Rows": number } }])[0].Plan["Plan Rows"];
+      };
+      await terms(big.id, 1, 20_000);
+      await db.execute(sql`ANALYZE gb_term_stats`);
+      // the fresh dataset grows by 5%: the table is not stale, yet the planner sees none of it
+      await terms(fresh.id, 1, 1_000);
+      expect(await analyzeStale(db)).not.toContain("gb_term_stats");
+      expect(await planned(fresh.id)).toBeLessThan(BEHIND_MIN_ROWS);
+
+      const memory = behindMemory();
+      // nothing is being remembered into the fresh dataset: it is not weighed
+      expect(await analyzeBehind(db, memory)).toEqual([]);
+      const run = (status: string) =>
+        db.execute(sql`INSERT INTO gb_remember_runs (id, dataset_id, params, status, created_at) VALUES (gen_random_uuid(), ${fresh.id}, '{}', ${status}, now())`);
+      await run("queued");
+      expect(await analyzeBehind(db, memory)).toContain("gb_term_stats");
+      expect(await planned(fresh.id)).toBeGreaterThan(500);
+      // current now: the next pass analyzes nothing for it
+      expect(await analyzeBehind(db, memory)).not.toContain("gb_term_stats");
+      // its runs ended: weighed once more (the pass after the last run), then no longer
+      await db.execute(sql`UPDATE gb_remember_runs SET status = 'succeeded' WHERE dataset_id = ${fresh.id}`);
+      await terms(fresh.id, 1_001, 3_000);
+      expect(await analyzeBehind(db, memory)).toContain("gb_term_stats");
+      await terms(fresh.id, 3_001, 9_000);
+      expect(await analyzeBehind(db, memory)).toEqual([]);
     });
 
     it("runs by itself, and stops", async () => {

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { logError } from "../errors";
 import { turn } from "../slices";
 import type { Database, Db } from "./client";
+import { DatasetTables } from "./dataset-tables";
 import { inBackground } from "./lanes";
 import { broaderOnly, broaderWords } from "../text/broader";
 import { column, queryRows, rowDecoder } from "./rows";
@@ -55,8 +56,97 @@ export async function analyzeStale(db: Db): Promise<string[]> {
   return done;
 }
 
-const todoRow = rowDecoder({ dataset_id: column.text, id: column.text, content: column.text });
+/*
+ * A table's growth is not the only way its statistics go stale. A dataset new beside a large one
+ * is, to the planner, a value of dataset_id that the statistics have never seen: it estimates one
+ * row of it in every table and joins them in whatever order, each inner scan reading every row of
+ * the dataset. Measured on the LoCoMo eval's data dir (four conversations remembered, a fifth
+ * being remembered): fetch_series' fact query took 27–42 s a text once the new dataset had ~200
+ * facts (7 million index probes; 3 ms after ANALYZE), because the tables had grown by under a tenth.
+ * So each pass also weighs the datasets being remembered into (runs queued or started, and those
+ * of the pass before, which may just have ended): in each table, when the planner's estimate of a
+ * dataset's rows is under half of what it holds (at least BEHIND_MIN_ROWS), the table is analyzed;
+ * and again for that dataset only once it has doubled since, so a dataset that stays too small for
+ * the statistics to single out does not have its tables analyzed every pass.
+ */
+
 const countRow = rowDecoder({ n: column.int });
+const datasetRow = rowDecoder({ dataset_id: column.text });
+
+/** fewer rows than this in a table can be read in any order: not worth an ANALYZE */
+export const BEHIND_MIN_ROWS = 64;
+/** a dataset the planner already puts at this many rows in a table gets plans that read by index */
+const BEHIND_CHECK_BELOW = 10_000;
+/** at most this many datasets weighed in a pass */
+const BEHIND_DATASETS = 16;
+
+/** What analyzeBehind keeps from one pass to the next. */
+export interface BehindMemory {
+  /** the datasets weighed in the pass before */
+  active: Set<string>;
+  /** `table dataset` → the rows it held when it last had its table analyzed */
+  analyzedAt: Map<string, number>;
+}
+
+export const behindMemory = (): BehindMemory => ({ active: new Set(), analyzedAt: new Map() });
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The planner's estimate of a dataset's rows in a table (EXPLAIN's top plan rows). */
+async function plannedRows(db: Db, table: string, datasetId: string): Promise<number> {
+  // the id inline (checked to be a uuid above): a plan for a parameter may be a generic one
+  const [row] = await queryRows<Record<string, unknown>>(
+    db,
+    sql`EXPLAIN (FORMAT JSON) SELECT 1 FROM ${sql.identifier(table)} WHERE dataset_id = ${sql.raw(`'${datasetId}'::uuid`)}`,
+  );
+  const raw = row ? Object.values(row)[0] : undefined;
+  const plan: unknown = typeof raw === "string" ? JSON.parse(raw) : raw;
+  const rows = Array.isArray(plan) ? (plan[0] as { Plan?: { "Plan Rows"?: unknown } } | undefined)?.Plan?.["Plan Rows"] : undefined;
+  return typeof rows === "number" ? rows : Number.POSITIVE_INFINITY;
+}
+
+/**
+ * ANALYZEs each table in which a dataset being remembered into holds at least twice the rows the
+ * planner puts it at (and BEHIND_MIN_ROWS), at most once per doubling of that dataset's rows
+ * there; returns the tables' names.
+ */
+export async function analyzeBehind(db: Db, memory: BehindMemory): Promise<string[]> {
+  const running = await queryRows(
+    db,
+    sql`SELECT DISTINCT dataset_id FROM gb_remember_runs WHERE status IN ('queued', 'started') LIMIT ${BEHIND_DATASETS}`,
+    datasetRow,
+  );
+  const now = new Set(running.map((r) => r.dataset_id));
+  const weigh = [...new Set([...now, ...memory.active])].filter((id) => UUID.test(id)).slice(0, BEHIND_DATASETS);
+  memory.active = now;
+  // what is kept of a dataset no longer weighed goes (a dataset remembered into again starts afresh)
+  for (const key of memory.analyzedAt.keys()) if (!weigh.includes(key.slice(key.indexOf(" ") + 1))) memory.analyzedAt.delete(key);
+  const tables = new Set<string>();
+  for (const datasetId of weigh)
+    for (const table of DatasetTables) {
+      if (tables.has(table)) continue;
+      await turn();
+      const planned = await plannedRows(db, table, datasetId);
+      if (planned >= BEHIND_CHECK_BELOW) continue;
+      // counted up to the point that says it is behind, not beyond
+      const cap = Math.max(2 * Math.ceil(planned), BEHIND_MIN_ROWS, 2 * (memory.analyzedAt.get(`${table} ${datasetId}`) ?? 0));
+      const [held] = await queryRows(
+        db,
+        sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${sql.identifier(table)} WHERE dataset_id = ${datasetId} LIMIT ${cap}) x`,
+        countRow,
+      );
+      if ((held?.n ?? 0) < cap) continue;
+      memory.analyzedAt.set(`${table} ${datasetId}`, held!.n);
+      tables.add(table);
+    }
+  for (const table of tables) {
+    await turn();
+    await db.execute(sql`ANALYZE ${sql.identifier(table)}`);
+  }
+  return [...tables];
+}
+
+const todoRow = rowDecoder({ dataset_id: column.text, id: column.text, content: column.text });
 
 /**
  * Computes the broader words (src/server/text/broader.ts) of up to `batch` chunks that have none
@@ -93,6 +183,7 @@ export async function fillBroader(db: Db, batch = 200): Promise<number> {
 export function startMaintenance(database: Database, everyMs = ANALYZE_EVERY_MS): { stop(): Promise<void> } {
   let stopped = false;
   let busy: Promise<void> | null = null;
+  const behind = behindMemory();
   // one pass at a time: a pass still running when the timer fires is not doubled
   const tick = () => {
     if (stopped || busy) return;
@@ -101,6 +192,7 @@ export function startMaintenance(database: Database, everyMs = ANALYZE_EVERY_MS)
       // the broader words of chunks stored before they existed, a batch at a time behind the calls users wait on
       while (!stopped && (await fillBroader(database.db)) > 0) await turn();
       await analyzeStale(database.db);
+      if (!stopped) await analyzeBehind(database.db, behind);
     })
       .then(
         () => {},
