@@ -130,7 +130,8 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
       // data dir, so any run found started at start-up was left by a process that died
       liveness: (key) => db.sessionLock(key),
       sole: db.driver === "pglite",
-      execute: (run, signal) => executeRememberRun(app, run, signal),
+      // the planner's statistics of a dataset remembered into are weighed on the next pass (maintenance.ts)
+      execute: (run, signal) => executeRememberRun(app, run, signal).finally(() => maintenance.wrote(run.datasetId)),
     }),
     stop: async (opts) => {
       const report = await app.remember.stop(opts);

@@ -77,6 +77,10 @@ for (const driver of ["pglite", "postgres"] as const) {
       expect(await analyzeBehind(db, memory)).toContain("gb_term_stats");
       await terms(fresh.id, 3_001, 9_000);
       expect(await analyzeBehind(db, memory)).toEqual([]);
+      // a run of this process that began and ended between two passes: weighed all the same
+      memory.wrote.add(fresh.id);
+      expect(await analyzeBehind(db, memory)).toContain("gb_term_stats");
+      expect(await planned(fresh.id)).toBeGreaterThan(4_500);
     });
 
     it("runs by itself, and stops", async () => {

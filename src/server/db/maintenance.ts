@@ -63,8 +63,8 @@ export async function analyzeStale(db: Db): Promise<string[]> {
  * the dataset. Measured on the LoCoMo eval's data dir (four conversations remembered, a fifth
  * being remembered): fetch_series' fact query took 27–42 s a text once the new dataset had ~200
  * facts (7 million index probes; 3 ms after ANALYZE), because the tables had grown by under a tenth.
- * So each pass also weighs the datasets being remembered into (runs queued or started, and those
- * of the pass before, which may just have ended): in each table, when the planner's estimate of a
+ * So each pass also weighs the datasets being remembered into (runs queued or started, those this
+ * process ran a run of since the pass before, and those weighed in the pass before): in each table, when the planner's estimate of a
  * dataset's rows is under half of what it holds (at least BEHIND_MIN_ROWS), the table is analyzed;
  * and again for that dataset only once it has doubled since, so a dataset that stays too small for
  * the statistics to single out does not have its tables analyzed every pass.
@@ -84,11 +84,13 @@ const BEHIND_DATASETS = 16;
 export interface BehindMemory {
   /** the datasets weighed in the pass before */
   active: Set<string>;
+  /** datasets this process remembered into since the pass before (a run can begin and end between two passes) */
+  wrote: Set<string>;
   /** `table dataset` → the rows it held when it last had its table analyzed */
   analyzedAt: Map<string, number>;
 }
 
-export const behindMemory = (): BehindMemory => ({ active: new Set(), analyzedAt: new Map() });
+export const behindMemory = (): BehindMemory => ({ active: new Set(), wrote: new Set(), analyzedAt: new Map() });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -116,7 +118,8 @@ export async function analyzeBehind(db: Db, memory: BehindMemory): Promise<strin
     sql`SELECT DISTINCT dataset_id FROM gb_remember_runs WHERE status IN ('queued', 'started') LIMIT ${BEHIND_DATASETS}`,
     datasetRow,
   );
-  const now = new Set(running.map((r) => r.dataset_id));
+  const now = new Set([...running.map((r) => r.dataset_id), ...memory.wrote]);
+  memory.wrote.clear();
   const weigh = [...new Set([...now, ...memory.active])].filter((id) => UUID.test(id)).slice(0, BEHIND_DATASETS);
   memory.active = now;
   // what is kept of a dataset no longer weighed goes (a dataset remembered into again starts afresh)
@@ -180,7 +183,14 @@ export async function fillBroader(db: Db, batch = 200): Promise<number> {
 }
 
 /** Fills broader words and analyzes stale tables now and every ANALYZE_EVERY_MS until stopped. */
-export function startMaintenance(database: Database, everyMs = ANALYZE_EVERY_MS): { stop(): Promise<void> } {
+export function startMaintenance(
+  database: Database,
+  everyMs = ANALYZE_EVERY_MS,
+): {
+  stop(): Promise<void>;
+  /** a run of this process wrote into the dataset: the next pass weighs it (analyzeBehind) */
+  wrote(datasetId: string): void;
+} {
   let stopped = false;
   let busy: Promise<void> | null = null;
   const behind = behindMemory();
@@ -208,6 +218,9 @@ export function startMaintenance(database: Database, everyMs = ANALYZE_EVERY_MS)
   const timer = setInterval(tick, everyMs);
   timer.unref();
   return {
+    wrote: (datasetId) => {
+      behind.wrote.add(datasetId);
+    },
     stop: async () => {
       stopped = true;
       clearInterval(timer);
