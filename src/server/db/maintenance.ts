@@ -73,8 +73,12 @@ export async function analyzeStale(db: Db): Promise<string[]> {
 const countRow = rowDecoder({ n: column.int });
 const datasetRow = rowDecoder({ dataset_id: column.text });
 
-/** fewer rows than this in a table can be read in any order: not worth an ANALYZE */
-export const BEHIND_MIN_ROWS = 64;
+/**
+ * fewer rows than this in a table can be read in any order: not worth an ANALYZE. Small, because
+ * the cost of a plan that nests scans of a whole dataset is the product of the tables' rows (four
+ * tables of 60 rows: 13 million probes)
+ */
+export const BEHIND_MIN_ROWS = 16;
 /** a dataset the planner already puts at this many rows in a table gets plans that read by index */
 const BEHIND_CHECK_BELOW = 10_000;
 /** at most this many datasets weighed in a pass */

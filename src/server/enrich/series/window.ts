@@ -72,7 +72,10 @@ export type FactRow = ReturnType<typeof factRow>;
  * The facts the given texts stated, both ends named, past ones too (a series keeps its old
  * values): through their chunks' provenance (gb_mentions), so that a fact a member repeats (a
  * duplicate of an earlier one, stored once) is a point of that member too. Every step is an
- * index: chunks by text, mentions by chunk (its key), facts by id.
+ * index: chunks by text, mentions by chunk (its key), facts and entities by id. Each step after
+ * the chunks is a LATERAL subquery the planner cannot flatten (OFFSET 0), so it is looked up by
+ * the row before it whatever the statistics say: with those of a dataset they had never seen,
+ * the planner nested whole-dataset scans instead (27-42 s a text; see maintenance.ts).
  */
 export async function memberFacts(db: Db, datasetId: string, textIds: string[], limit: number): Promise<FactRow[]> {
   if (textIds.length === 0) return [];
@@ -82,10 +85,16 @@ export async function memberFacts(db: Db, datasetId: string, textIds: string[], 
     sql`SELECT f.id, c.text_id, s.name AS subject, f.predicate, coalesce(o.name, f.object_value, '') AS object,
                f.num_value, f.unit, f.sentence, f.valid_at
           FROM gb_chunks c
-          JOIN gb_mentions m ON m.dataset_id = c.dataset_id AND m.chunk_id = c.id AND m.target_kind = 'fact'
-          JOIN gb_facts f ON f.dataset_id = m.dataset_id AND f.id = m.target_id
-          JOIN gb_entities s ON s.dataset_id = f.dataset_id AND s.id = f.subject_id
-          LEFT JOIN gb_entities o ON o.dataset_id = f.dataset_id AND o.id = f.object_id
+          CROSS JOIN LATERAL (
+            SELECT m.target_id FROM gb_mentions m
+            WHERE m.dataset_id = c.dataset_id AND m.chunk_id = c.id AND m.target_kind = 'fact' OFFSET 0
+          ) m
+          CROSS JOIN LATERAL (
+            SELECT f.id, f.subject_id, f.object_id, f.predicate, f.object_value, f.num_value, f.unit, f.sentence, f.valid_at, f.created_at
+            FROM gb_facts f WHERE f.dataset_id = c.dataset_id AND f.id = m.target_id OFFSET 0
+          ) f
+          CROSS JOIN LATERAL (SELECT s.name FROM gb_entities s WHERE s.dataset_id = c.dataset_id AND s.id = f.subject_id OFFSET 0) s
+          LEFT JOIN LATERAL (SELECT o.name FROM gb_entities o WHERE o.dataset_id = c.dataset_id AND o.id = f.object_id OFFSET 0) o ON true
          WHERE c.dataset_id = ${datasetId} AND c.text_id IN (${list})
          ORDER BY (f.num_value IS NULL), f.created_at, f.id
          LIMIT ${limit}`,
