@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { queryRows } from "../../db/rows";
 import { B, K1, matches, matchesBroader, tsquery } from "../bm25";
 import type { ListQuery, RetrievalList } from "./candidate";
-import { chunkCandidate, chunkColumns, chunkRow, chunkTables, chunkValidity } from "./chunks";
+import { chunkCandidate, chunkColumns, chunkRow, chunkTables, chunkTablesById, chunkValidity } from "./chunks";
 import { MAX_SCORED } from "./shared";
 
 const LIMIT = 30;
@@ -131,14 +131,16 @@ export function chunksTextSql(q: ListQuery): SQL {
         ), chosen AS (
           SELECT id, s FROM best WHERE id IS NOT NULL
           UNION ALL
+          -- each place's text and its chunks by key (LATERAL, as chunkTablesById)
           SELECT c.id, b.s FROM best b
-          JOIN gb_texts t ON t.dataset_id = ${q.datasetId} AND t.series_key = b.sk AND t.series_position = b.pos
-          JOIN gb_chunks c ON c.dataset_id = t.dataset_id AND c.text_id = t.id
+          CROSS JOIN LATERAL (
+            SELECT t.id FROM gb_texts t WHERE t.dataset_id = ${q.datasetId} AND t.series_key = b.sk AND t.series_position = b.pos OFFSET 0
+          ) t
+          CROSS JOIN LATERAL (SELECT c.id FROM gb_chunks c WHERE c.dataset_id = ${q.datasetId} AND c.text_id = t.id OFFSET 0) c
           WHERE b.id IS NULL
         )
         SELECT ${chunkColumns} FROM chosen
-        JOIN gb_chunks c ON c.dataset_id = ${q.datasetId} AND c.id = chosen.id
-        JOIN gb_texts t ON t.dataset_id = c.dataset_id AND t.id = c.text_id
+        ${chunkTablesById(q.datasetId, sql`chosen.id`)}
         -- a chunk found through its neighbours that is not current context (its facts all retired) is checked only here
         WHERE ${chunkValidity(q.asOf)}
         ORDER BY chosen.s DESC, c.created_at DESC LIMIT ${LIMIT}`;

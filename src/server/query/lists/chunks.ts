@@ -11,6 +11,23 @@ import type { Candidate } from "./candidate";
 export const chunkColumns = sql`c.id, c.text_id, c.summary, c.content, t.source, coalesce(t.occurred_at, t.created_at) AS at`;
 export const chunkTables = sql`gb_chunks c JOIN gb_texts t ON t.dataset_id = c.dataset_id AND t.id = c.text_id`;
 
+/**
+ * `c` and `t` as chunkTables has them, for the chunk each row before it names (`id`): looked up
+ * by key whatever the planner's statistics say (a LATERAL subquery it cannot flatten, OFFSET 0).
+ * With statistics that had never seen the dataset, the planner joined the chosen chunks to
+ * gb_chunks and gb_texts by scanning the whole dataset in each (chunks_text: 34 s a question on
+ * a LoCoMo conversation, 9 ms this way; see db/maintenance.ts). The columns are those that
+ * chunkColumns, chunkValidity and an ORDER BY on c.created_at read.
+ */
+export function chunkTablesById(datasetId: string, id: SQL): SQL {
+  return sql`CROSS JOIN LATERAL (
+      SELECT c.id, c.dataset_id, c.text_id, c.summary, c.content, c.created_at, c.idx FROM gb_chunks c WHERE c.dataset_id = ${datasetId} AND c.id = ${id} OFFSET 0
+    ) c
+    CROSS JOIN LATERAL (
+      SELECT t.id, t.source, t.occurred_at, t.created_at FROM gb_texts t WHERE t.dataset_id = c.dataset_id AND t.id = c.text_id OFFSET 0
+    ) t`;
+}
+
 export const chunkRow = rowDecoder({
   id: column.text,
   text_id: column.text,

@@ -32,9 +32,17 @@ export const seriesAround: RetrievalList = async (q) => {
     sql`SELECT ${chunkColumns}
         FROM unnest(${uuidArray(seeds)}) WITH ORDINALITY AS s(text_id, ord)
         JOIN (VALUES (1, 0), (-1, 1)) AS d(off, k) ON d.off = 1 OR s.ord <= ${BEFORE_SEEDS}
-        JOIN gb_texts t0 ON t0.dataset_id = ${q.datasetId} AND t0.id = s.text_id
-        JOIN gb_texts t ON t.dataset_id = t0.dataset_id AND t.series_key = t0.series_key AND t.series_position = t0.series_position + d.off
-        JOIN gb_chunks c ON c.dataset_id = t.dataset_id AND c.text_id = t.id
+        -- each step by key, whatever the planner's statistics say (as chunkTablesById)
+        CROSS JOIN LATERAL (
+          SELECT t0.series_key, t0.series_position FROM gb_texts t0 WHERE t0.dataset_id = ${q.datasetId} AND t0.id = s.text_id OFFSET 0
+        ) t0
+        CROSS JOIN LATERAL (
+          SELECT t.id, t.source, t.occurred_at, t.created_at FROM gb_texts t
+          WHERE t.dataset_id = ${q.datasetId} AND t.series_key = t0.series_key AND t.series_position = t0.series_position + d.off OFFSET 0
+        ) t
+        CROSS JOIN LATERAL (
+          SELECT c.id, c.dataset_id, c.text_id, c.summary, c.content, c.idx FROM gb_chunks c WHERE c.dataset_id = ${q.datasetId} AND c.text_id = t.id OFFSET 0
+        ) c
         WHERE ${chunkValidity(q.asOf)}
         ORDER BY s.ord, d.k, c.idx LIMIT ${2 * LIMIT}`,
     chunkRow,
