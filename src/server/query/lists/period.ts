@@ -58,14 +58,26 @@ export const period: RetrievalList = async (q) => {
         )
         SELECT 'summary' AS kind, c.id, c.text_id, c.id AS chunk_id, '' AS sentence, c.summary, c.content, NULL::uuid AS subject_id, NULL::uuid AS object_id,
                NULL::timestamptz AS valid_at, NULL::timestamptz AS invalid_at, t.source, ${said} AS at, ${score(sql`c.search_tsv`)} AS score
-        FROM said JOIN gb_texts t ON t.dataset_id = ${q.datasetId} AND t.id = said.id
-        JOIN gb_chunks c ON c.dataset_id = t.dataset_id AND c.text_id = t.id
+        -- each step by key, whatever the planner's statistics say (as chunkTablesById)
+        FROM said
+        CROSS JOIN LATERAL (
+          SELECT t.id, t.source, t.occurred_at, t.created_at FROM gb_texts t WHERE t.dataset_id = ${q.datasetId} AND t.id = said.id OFFSET 0
+        ) t
+        CROSS JOIN LATERAL (
+          SELECT c.id, c.dataset_id, c.text_id, c.summary, c.content, c.search_tsv FROM gb_chunks c WHERE c.dataset_id = ${q.datasetId} AND c.text_id = t.id OFFSET 0
+        ) c
         WHERE (SELECT count(*) FROM said) <= ${CROWDED} AND c.search_tsv @@ ${terms} AND ${chunkValidity(q.asOf)}
         UNION ALL
         SELECT 'fact', f.id, f.text_id, f.chunk_id, f.sentence, '', '', f.subject_id, f.object_id,
                f.valid_at, f.invalid_at, t.source, ${said}, ${score(sql`f.sentence_tsv`)}
-        FROM held JOIN gb_facts f ON f.dataset_id = ${q.datasetId} AND f.id = held.id
-        JOIN gb_texts t ON t.dataset_id = f.dataset_id AND t.id = f.text_id
+        FROM held
+        CROSS JOIN LATERAL (
+          SELECT f.id, f.dataset_id, f.text_id, f.chunk_id, f.sentence, f.sentence_tsv, f.subject_id, f.object_id, f.valid_at, f.invalid_at, f.expired_at
+          FROM gb_facts f WHERE f.dataset_id = ${q.datasetId} AND f.id = held.id OFFSET 0
+        ) f
+        CROSS JOIN LATERAL (
+          SELECT t.source, t.occurred_at, t.created_at FROM gb_texts t WHERE t.dataset_id = ${q.datasetId} AND t.id = f.text_id OFFSET 0
+        ) t
         WHERE (SELECT count(*) FROM held) <= ${CROWDED} AND f.sentence_tsv @@ ${terms} AND ${factValidity(q.asOf)}
         ORDER BY score DESC, at DESC LIMIT ${LIMIT}`,
     periodRow,
