@@ -11,7 +11,7 @@ import { broaderWords } from "../../src/server/text/broader";
  * two facts, people and places as entities, a vocabulary of 2,000 words with a skewed
  * distribution so that full text meets common and rare terms, mentions, and the term statistics.
  */
-export async function seedGraph(db: Db, facts: number): Promise<{ datasetName: string; people: number }> {
+export async function seedGraph(db: Db, facts: number, opts: { analyze?: boolean } = {}): Promise<{ datasetName: string; datasetId: string; people: number }> {
   const ds = await createDataset({ db, caller: LOCAL_CALLER, input: { name: `bench-q-${randomUUID().slice(0, 8)}` } });
   const texts = Math.ceil(facts / 2);
   const people = Math.max(10, Math.ceil(facts / 20));
@@ -59,6 +59,7 @@ export async function seedGraph(db: Db, facts: number): Promise<{ datasetName: s
     INSERT INTO gb_search_stats (dataset_id, chunks, lexemes)
     SELECT dataset_id, count(*), sum(length(search_tsv)) FROM gb_chunks WHERE dataset_id = ${id} GROUP BY dataset_id`);
   // as autovacuum would have by now: statistics, and the visibility map for index-only scans
-  await db.execute(sql`VACUUM ANALYZE`);
-  return { datasetName: ds.name, people };
+  // (analyze: false leaves the statistics as they were, to see plans made without them)
+  if (opts.analyze ?? true) await db.execute(sql`VACUUM ANALYZE`);
+  return { datasetName: ds.name, datasetId: id, people };
 }

@@ -79,10 +79,13 @@ export type FactRow = ReturnType<typeof factRow>;
  */
 export async function memberFacts(db: Db, datasetId: string, textIds: string[], limit: number): Promise<FactRow[]> {
   if (textIds.length === 0) return [];
+  return queryRows(db, memberFactsSql(datasetId, textIds, limit), factRow);
+}
+
+/** memberFacts' statement (at least one text). */
+export function memberFactsSql(datasetId: string, textIds: string[], limit: number): SQL {
   const list = sql.join([...new Set(textIds)].map((x) => sql`${x}::uuid`), sql`, `);
-  return queryRows(
-    db,
-    sql`SELECT f.id, c.text_id, s.name AS subject, f.predicate, coalesce(o.name, f.object_value, '') AS object,
+  return sql`SELECT f.id, c.text_id, s.name AS subject, f.predicate, coalesce(o.name, f.object_value, '') AS object,
                f.num_value, f.unit, f.sentence, f.valid_at
           FROM gb_chunks c
           CROSS JOIN LATERAL (
@@ -97,9 +100,7 @@ export async function memberFacts(db: Db, datasetId: string, textIds: string[], 
           LEFT JOIN LATERAL (SELECT o.name FROM gb_entities o WHERE o.dataset_id = c.dataset_id AND o.id = f.object_id OFFSET 0) o ON true
          WHERE c.dataset_id = ${datasetId} AND c.text_id IN (${list})
          ORDER BY (f.num_value IS NULL), f.created_at, f.id
-         LIMIT ${limit}`,
-    factRow,
-  );
+         LIMIT ${limit}`;
 }
 
 /** A fact's number: the stored one, else read from its literal object (a fact stored before num_value). */
