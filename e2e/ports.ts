@@ -12,6 +12,8 @@ export const ports = {
   /** GB_MODELS=openai against the loopback fake model server */
   models: E2E_BASE + 2,
   postgres: E2E_BASE + 7,
+  /** npm start with GB_WORKERS=2 on a Postgres server: workers.spec.ts */
+  workers: E2E_BASE + 8,
   startup: [E2E_BASE + 11, E2E_BASE + 12, E2E_BASE + 13, E2E_BASE + 14],
   durability: E2E_BASE + 20,
   hardening: [E2E_BASE + 31, E2E_BASE + 32, E2E_BASE + 33],

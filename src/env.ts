@@ -119,6 +119,11 @@ export const EnvSchema = z
     /** datasets a team may have; datasets.create past it is CONFLICT */
     GB_MAX_DATASETS_PER_TEAM: withDefault(z.coerce.number().int().min(1).max(1_000_000), 1000),
     PORT: withDefault(z.coerce.number().int().min(1).max(65535), 3000),
+    /**
+     * `npm start`: app processes behind the one port, with DATABASE_URL (PGlite is one process);
+     * unset: one per core (bin/start.mjs, src/server/cluster/)
+     */
+    GB_WORKERS: opt(z.coerce.number().int().min(1).max(64)),
   })
   .transform((e, ctx) => {
     const models = e.GB_MODELS ?? (e.OPENAI_API_KEY ? "openai" : "builtin");

@@ -13,6 +13,8 @@ import { initialiseDatabase } from "./startup";
 import { createEnrichment, type Enrichment } from "./enrich";
 import { memoryCache, type MessageCache } from "./stm/cache";
 import { redisCache } from "./stm/redis-cache";
+import { inCluster } from "./cluster/ipc";
+import { primaryMessageCache } from "./cluster/shared";
 
 // where it always was, for scripts; it moved with the rest of the database start-up
 export { databaseOptions } from "./startup";
@@ -119,7 +121,8 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
     auth,
     rateLimits: createRateLimits(env, redis),
     enrich: createEnrichment(env),
-    stmCache: redis ? redisCache(redis, { prefix: env.GB_REDIS_PREFIX }) : memoryCache(env.GB_STM_CACHE_MB * 1024 * 1024),
+    // several processes behind npm start share one cache: Redis's, else their primary's
+    stmCache: redis ? redisCache(redis, { prefix: env.GB_REDIS_PREFIX }) : inCluster() ? primaryMessageCache() : memoryCache(env.GB_STM_CACHE_MB * 1024 * 1024),
     remember: createRememberManager({
       db: db.db,
       concurrency: env.GB_REMEMBER_CONCURRENCY,

@@ -1,4 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { inCluster } from "../cluster/ipc";
+import { primaryLimitStorage } from "../cluster/shared";
 import { randomBytes } from "node:crypto";
 import { betterAuth, type BetterAuthRateLimitOptions } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
@@ -110,7 +112,8 @@ export function createAuth({ db, env, secret }: { db: Db; env: Env; secret: stri
       window: 60,
       max: 100,
       customRules: { "/sign-in/email": { window: 60, max: 10 }, "/sign-up/email": { window: 60, max: 10 } },
-      ...(env.GB_REDIS_URL ? { customStorage: redisLimitStorage(limits, env.GB_REDIS_PREFIX) } : {}),
+      // without Redis, npm start's workers count in their primary process (src/server/cluster/)
+      ...(env.GB_REDIS_URL ? { customStorage: redisLimitStorage(limits, env.GB_REDIS_PREFIX) } : inCluster() ? { customStorage: primaryLimitStorage() } : {}),
     },
     hooks: {
       // a failed sign-in is audited in the teams of the account it tried (none: an unknown email)

@@ -27,8 +27,8 @@ export interface MessageCache {
   read(entries: { cacheKey: string; epoch: string }[]): Promise<CachedMessage[][]>;
   /** forgets keys at once */
   evict(cacheKeys: string[]): Promise<void>;
-  /** forgets every key of a dataset whose name `match` accepts, and a user's messages in every other key of the dataset */
-  evictUser(datasetId: string, userId: string, keyOfUser: (key: string) => boolean): Promise<void>;
+  /** forgets the dataset's keys named (the user's keys), and the user's messages in every other key of the dataset */
+  evictUser(datasetId: string, userId: string, userKeys: readonly string[]): Promise<void>;
 }
 
 /** The cache key of a scope key in a dataset. */
@@ -66,11 +66,12 @@ export function memoryCache(maxBytes: number): MessageCache {
     async evict(keys) {
       for (const k of keys) lru.delete(k);
     },
-    async evictUser(datasetId, userId, keyOfUser) {
+    async evictUser(datasetId, userId, userKeys) {
       const prefix = `${datasetId} `;
+      const gone = new Set(userKeys);
       for (const [k, e] of [...lru.entries()]) {
         if (!k.startsWith(prefix)) continue;
-        if (keyOfUser(k.slice(prefix.length))) lru.delete(k);
+        if (gone.has(k.slice(prefix.length))) lru.delete(k);
         else if (e.messages.some((m) => m.userId === userId || m.authorId === userId)) {
           lru.set(k, { epoch: e.epoch, messages: e.messages.filter((m) => m.userId !== userId && m.authorId !== userId) });
         }

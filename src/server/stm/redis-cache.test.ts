@@ -68,10 +68,10 @@ function contract(cache: () => MessageCache) {
     const elsewhere = { cacheKey: cacheKey(other, "shortterm:user:u1:c1"), epoch: "e" };
     await cache().append([own, server, elsewhere], [msg("u1 says")], 10);
     await cache().append([server], [msg("u2 says", "u2"), msg("u2 quotes u1", "u2", "u1"), msg("u2 again", "u2")], 10);
-    await cache().evictUser(d, "u1", (key) => key === "shortterm:user:u1:c1");
+    await cache().evictUser(d, "u1", ["shortterm:user:u1:c1"]);
     expect(contents(await cache().read([own, server, elsewhere]))).toEqual([[], ["u2 says", "u2 again"], ["u1 says"]]);
     // a dataset with nothing cached
-    await cache().evictUser(ds(), "u1", () => true);
+    await cache().evictUser(ds(), "u1", ["shortterm:user:u1:c1"]);
   });
 
   it("datasets are apart: the same scope key in two datasets holds two lists", async () => {
@@ -140,7 +140,7 @@ describe("message cache on a Redis that is down", () => {
   it("every call fails at once as unavailable, naming the cache, with no address", { timeout: 5000 }, async () => {
     const cache = redisCache(redis as Redis, { prefix: "gb-down" });
     const entry = { cacheKey: cacheKey(randomUUID(), "k"), epoch: "e" };
-    for (const call of [cache.append([entry], [msg("x")], 5), cache.read([entry]), cache.evict([entry.cacheKey]), cache.evictUser("d", "u", () => true)]) {
+    for (const call of [cache.append([entry], [msg("x")], 5), cache.read([entry]), cache.evict([entry.cacheKey]), cache.evictUser("d", "u", ["k"])]) {
       const e: unknown = await call.then(() => null, (err: unknown) => err);
       expect(errorKind(e)).toBe("unavailable");
       expect((e as Error).message).toBe("the short-term memory cache (Redis) is unavailable: no connection");

@@ -141,13 +141,14 @@ export function redisCache(redis: Redis, opts: { prefix?: string; ttlSeconds?: n
         if (failed) throw failed[0];
       }),
     // two round trips: the dataset's keys, then one script (`keyOfUser` is a function, not Lua)
-    evictUser: (datasetId, userId, keyOfUser) =>
+    evictUser: (datasetId, userId, userKeys) =>
       call(async () => {
         const members = await redis.zrange(index(datasetId), 0, -1);
         if (members.length === 0) return;
         const gone: string[] = [];
         const others: string[] = [];
-        for (const m of members) (keyOfUser(m) ? gone : others).push(m);
+        const named = new Set(userKeys);
+        for (const m of members) (named.has(m) ? gone : others).push(m);
         const keys = [index(datasetId), ...gone.flatMap((m) => [epochKey(datasetId, m), listKey(datasetId, m)]), ...others.map((m) => listKey(datasetId, m))];
         await scripts.gbStmEvictUser(keys.length, ...keys, userId, gone.length, ...gone);
       }),

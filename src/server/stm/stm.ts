@@ -225,7 +225,6 @@ export async function clearUser({ app, caller, input }: { app: App; caller: Call
  */
 export async function clearUserIn(cache: MessageCache | undefined, db: Db, datasetId: string, userId: string): Promise<Deleted> {
   const gone = await db.transaction((t) => deleteKeys(t as unknown as Db, datasetId, ofUser(userId)));
-  const deleted = new Set(gone.keys);
-  await cache?.evictUser(datasetId, userId, (key) => deleted.has(key));
+  await cache?.evictUser(datasetId, userId, gone.keys);
   return gone;
 }
