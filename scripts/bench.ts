@@ -1,6 +1,6 @@
 import { benchDatabases } from "./bench/databases";
 import { benchLongText, benchShortTexts } from "./bench/remember";
-import { benchQueryHttp, benchQueryLatency } from "./bench/query";
+import { benchQueryHttp, benchQueryLatency, type HttpServer } from "./bench/query";
 import { benchRunner } from "./bench/runner";
 import { benchRunsList } from "./bench/runs";
 import { z } from "zod";
@@ -29,6 +29,10 @@ import { BenchReport, cell, readBenchFile, type Rows } from "./bench/report";
  * remember, query, moves, runs, http, doors, responsive, stm, geo). BENCH_DOOR_QUERIES: the queries per door of the doors section (default 300). BENCH_GEO_PLACES: the place counts of the geo section's nearby_geo figure
  * (default 10000,100000). BENCH_STM_SCOPES: the scope keys of the stm section
  * (default 10000); BENCH_REDIS_URL (or TEST_REDIS_URL): its figures with the Redis message cache too.
+ *
+ * BENCH_HTTP_SERVERS: the servers of the http section, any of bench (scripts/bench/serve.ts, the
+ * default) and next:N (the built app as npm start runs it, N workers; `npm run build` first), e.g.
+ * bench,next:1,next:2.
  *
  * `npm run bench -- --out FILE` also writes the run's figures as JSON; `--compare BASE.json` prints,
  * under each table, each figure's ratio to the same row of that earlier run (now / base). The
@@ -86,7 +90,7 @@ if (want("http")) {
   for (const d of await benchDatabases({ pgliteDir: true })) {
     try {
       const env: Record<string, string> = d.name === "pglite" ? { GB_DATA_DIR: d.dataDir ?? "", DATABASE_URL: "" } : { DATABASE_URL: d.url ?? "" };
-      const got = await benchQueryHttp(d, env, [2, 16], 10);
+      const got = await benchQueryHttp(d, env, [2, 16], 10, httpServers());
       rows.push(...(rows.length ? got.slice(1) : got));
     } finally {
       await d.close().catch(() => {});
@@ -164,15 +168,25 @@ function latencyTargets(rows: Rows): Rows {
   return out;
 }
 
+/** The servers of the http section (BENCH_HTTP_SERVERS). */
+function httpServers(): HttpServer[] {
+  return (process.env.BENCH_HTTP_SERVERS ?? "bench").split(",").map((s) => {
+    const m = /^next:(\d+)$/.exec(s.trim());
+    if (m) return { kind: "next", workers: Number(m[1]) };
+    if (s.trim() === "bench") return { kind: "bench" };
+    throw new Error(`BENCH_HTTP_SERVERS: ${s} is neither bench nor next:N`);
+  });
+}
+
 /** #16's throughput targets at 16 clients (queries a second, p99), judged beside the rows. */
 function httpTargets(rows: Rows): Rows {
   const bounds = { postgres: [300, 100], pglite: [150, 250] } as const;
   return rows.map((r, i) => {
     if (i === 0) return r;
     const b = bounds[r[0] as keyof typeof bounds];
-    if (!b || Number(r[2]) !== 16) return [...r.slice(0, -1), ""];
-    const qps = report.target(`query.ask over HTTP, ${r[0]}, 16 clients`, cell(rows, r, "per second"), "≥", b[0], "/s");
-    const p99 = report.target(`query.ask over HTTP p99, ${r[0]}, 16 clients`, cell(rows, r, "p99 ms"), "≤", b[1], "ms");
+    if (!b || cell(rows, r, "clients") !== 16) return [...r.slice(0, -1), ""];
+    const qps = report.target(`query.ask over HTTP, ${r[0]}, ${r[1]}, 16 clients`, cell(rows, r, "per second"), "≥", b[0], "/s");
+    const p99 = report.target(`query.ask over HTTP p99, ${r[0]}, ${r[1]}, 16 clients`, cell(rows, r, "p99 ms"), "≤", b[1], "ms");
     return [...r.slice(0, -1), `≥ ${b[0]}/s: ${qps.met ? "met" : "NOT met"}; p99 ≤ ${b[1]}: ${p99.met ? "met" : "NOT met"}`];
   });
 }

@@ -63,44 +63,72 @@ export async function waitUp(url: string): Promise<void> {
 /** The bench servers' bootstrap API key. */
 export const BENCH_KEY = "gb_bench_key_0000000000000000000000";
 
-/** Queries per second over HTTP: a server process of its own, `clients` loops for `seconds`. */
-export async function benchQueryHttp(db: BenchDatabase, env: Record<string, string>, clientsList: number[], seconds: number): Promise<string[][]> {
+/**
+ * The server a bench over HTTP runs: the bench's own (scripts/bench/serve.ts: the app's handlers on
+ * node:http, in a process of its own), or the built app as `npm start` runs it (bin/start.mjs, `next
+ * start`; `npm run build` first) with that many workers.
+ */
+export type HttpServer = { kind: "bench" } | { kind: "next"; workers: number };
+
+const serverName = (s: HttpServer) => (s.kind === "bench" ? "bench (node:http)" : `npm start, ${s.workers} worker${s.workers > 1 ? "s" : ""}`);
+
+/** Starts `server` on `port` with `env`; resolves once it answers health. */
+async function startHttpServer(server: HttpServer, port: number, env: Record<string, string>): Promise<ChildProcess> {
+  // the calls authenticate with an API key, as apps do (one indexed lookup per call), unthrottled
+  const common = { ...process.env, ...env, GB_MODELS: "builtin", GB_BOOTSTRAP_API_KEY: BENCH_KEY, GB_RATE_LIMIT_QUERY: "0", NEXT_TELEMETRY_DISABLED: "1" };
+  const child =
+    server.kind === "bench"
+      ? spawn(process.execPath, ["--import", "tsx", "scripts/bench/serve.ts"], { env: { ...common, BENCH_PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] })
+      : spawn(process.execPath, ["bin/start.mjs", "-H", "127.0.0.1", "-p", String(port)], { env: { ...common, GB_WORKERS: String(server.workers), GB_REDIS_URL: "" }, stdio: ["ignore", "ignore", "inherit"] });
+  await waitUp(`http://127.0.0.1:${port}/api/health`);
+  return child;
+}
+
+/** Stops a bench server and waits for it to exit (a PGlite data dir is free again after). */
+async function stopHttpServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+/** Queries per second over HTTP: each server in a process of its own, `clients` loops for `seconds`. */
+export async function benchQueryHttp(db: BenchDatabase, env: Record<string, string>, clientsList: number[], seconds: number, servers: HttpServer[] = [{ kind: "bench" }]): Promise<string[][]> {
   const { datasetName, people } = await seedGraph(db.database.db, 10_000);
-  const closeFirst = db.name === "pglite"; // one PGlite data dir admits one process
-  if (closeFirst) await db.database.close();
-  const port = 3900 + Math.floor(Math.random() * 90);
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/bench/serve.ts"], {
-    // the calls authenticate with an API key, as apps do (one indexed lookup per call), unthrottled
-    env: { ...process.env, ...env, GB_MODELS: "builtin", BENCH_PORT: String(port), GB_BOOTSTRAP_API_KEY: BENCH_KEY, GB_RATE_LIMIT_QUERY: "0" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const rows: string[][] = [["db", "facts", "clients", "seconds", "queries", "per second", "p50 ms", "p99 ms", "target (16 clients)"]];
-  try {
-    const base = `http://127.0.0.1:${port}`;
-    await waitUp(`${base}/api/health`);
-    for (const clients of clientsList) {
-      const latencies: number[] = [];
-      const until = performance.now() + seconds * 1000;
-      let n = 0;
-      const loop = async (c: number) => {
-        for (let i = c; performance.now() < until; i += clients) {
-          const t = performance.now();
-          const res = await fetch(`${base}/api/trpc/query.ask`, {
-            method: "POST",
-            headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` },
-            body: JSON.stringify({ json: { dataset: datasetName, question: question(i, people) } }),
-          });
-          if (!res.ok) throw new Error(`query over HTTP failed: ${res.status} ${await res.text()}`);
-          await res.arrayBuffer();
-          latencies.push(performance.now() - t);
-          n++;
-        }
-      };
-      await Promise.all(Array.from({ length: clients }, (_, c) => loop(c)));
-      rows.push([db.name, "10000", String(clients), String(seconds), String(n), (n / seconds).toFixed(0), pct(latencies, 50).toFixed(1), pct(latencies, 99).toFixed(1), ""]);
+  // one PGlite data dir admits one process
+  if (db.name === "pglite") await db.database.close();
+  const rows: string[][] = [["db", "server", "facts", "clients", "seconds", "queries", "per second", "p50 ms", "p99 ms", "target (16 clients)"]];
+  for (const server of servers) {
+    // several workers share one PGlite data dir no more than one process does: npm start runs one
+    if (db.name === "pglite" && server.kind === "next" && server.workers > 1) continue;
+    const port = 3900 + Math.floor(Math.random() * 90);
+    const child = await startHttpServer(server, port, env);
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      for (const clients of clientsList) {
+        const latencies: number[] = [];
+        const until = performance.now() + seconds * 1000;
+        let n = 0;
+        const loop = async (c: number) => {
+          for (let i = c; performance.now() < until; i += clients) {
+            const t = performance.now();
+            const res = await fetch(`${base}/api/trpc/query.ask`, {
+              method: "POST",
+              headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` },
+              body: JSON.stringify({ json: { dataset: datasetName, question: question(i, people) } }),
+            });
+            if (!res.ok) throw new Error(`query over HTTP failed: ${res.status} ${await res.text()}`);
+            await res.arrayBuffer();
+            latencies.push(performance.now() - t);
+            n++;
+          }
+        };
+        await Promise.all(Array.from({ length: clients }, (_, c) => loop(c)));
+        rows.push([db.name, serverName(server), "10000", String(clients), String(seconds), String(n), (n / seconds).toFixed(0), pct(latencies, 50).toFixed(1), pct(latencies, 99).toFixed(1), ""]);
+      }
+    } finally {
+      await stopHttpServer(child);
     }
-  } finally {
-    child.kill("SIGTERM");
   }
   return rows;
 }
