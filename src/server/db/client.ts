@@ -77,7 +77,8 @@ async function postgresSessionLock(client: postgres.Sql, key: bigint): Promise<S
 }
 
 export type OpenOptions =
-  | { driver: "postgres"; url: string; max?: number }
+  /** onStatement: told the text of every statement sent (tests count a call's round trips) */
+  | { driver: "postgres"; url: string; max?: number; onStatement?: (statement: string) => void }
   /** dataDir undefined = in memory; loadDataDir = start from a dumped data dir (tests) */
   | { driver: "pglite"; dataDir?: string; loadDataDir?: Blob };
 
@@ -155,7 +156,8 @@ async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob }): Promi
  */
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.driver === "pglite") return openPglite(opts);
-  const client = postgres(opts.url, { max: opts.max ?? 10, onnotice: () => {} });
+  const onStatement = opts.onStatement;
+  const client = postgres(opts.url, { max: opts.max ?? 10, onnotice: () => {}, ...(onStatement ? { debug: (_connection: number, query: string) => onStatement(query) } : {}) });
   const db = drizzlePostgres({ client, schema }) as unknown as Db;
   let hasVectorNow: boolean;
   try {

@@ -62,6 +62,8 @@ export interface ExternalCall {
   request: unknown;
 }
 
+type InferenceRow = typeof inferences.$inferInsert;
+
 export interface RecordTarget {
   db: Db;
   datasetId: string;
@@ -79,6 +81,11 @@ export interface RecordTarget {
    * time. `settle()` waits for every record so far.
    */
   batched?: boolean;
+  /**
+   * Hand each record to this rather than writing it: the run log that writes the run's row, its
+   * outputs and its records in one statement as the call ends (createDeferredRunLog, a query).
+   */
+  sink?: (row: InferenceRow) => void;
 }
 
 /** Models whose records may still be on their way (RecordTarget.batched). */
@@ -86,8 +93,6 @@ export interface RecordedModels extends Models {
   /** waits until every record of a call made so far is written (or its failure logged) */
   settle(): Promise<void>;
 }
-
-type InferenceRow = typeof inferences.$inferInsert;
 
 /** How long a record may wait for others to share its statement (RecordTarget.batched). */
 const BATCH_MS = 100;
@@ -146,6 +151,11 @@ export function recordedModels(provider: ModelProvider, target: RecordTarget): R
       stage: scope?.stage ?? null,
       createdAt: new Date(),
     };
+    if (target.sink) {
+      target.sink(record);
+      scope?.addInference(id);
+      return;
+    }
     if (batch) {
       batch.add(record);
       scope?.addInference(id);

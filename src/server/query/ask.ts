@@ -5,7 +5,7 @@ import { logError } from "../errors";
 import { resolveStageOptions } from "../models/factory";
 import { recordedModels } from "../models/record";
 import { run } from "../pipeline";
-import { createRunLog } from "../runs/run-log";
+import { createDeferredRunLog } from "../runs/run-log";
 import { refuseSession } from "../stages";
 import type { Scope } from "../stm/schemas";
 import { context } from "../stm/stm";
@@ -33,15 +33,16 @@ export async function ask({ app, caller, input, skipLists }: { app: App; caller:
   // read before the run log starts: a failure here (the cache unreachable) leaves no run behind
   const shortTerm = input.scope ? await shortTermOf(app, caller, input.dataset, input.scope) : null;
   const params = { ...input, asOf: input.asOf?.toISOString() ?? null };
-  // a query takes milliseconds: its stage writes go out in order without holding it up
-  const log = await createRunLog(db, "query", { datasetId: dataset.id, userId: actorId(caller), params }, { awaitWrites: false });
-  const runId = log.id!;
+  // a query takes milliseconds: its run log, outputs and model records are written together as it ends
+  const log = createDeferredRunLog(db, "query", { datasetId: dataset.id, userId: actorId(caller), params });
+  const runId = log.id;
   const models = recordedModels(app.provider, {
     db,
     datasetId: dataset.id,
     runKind: "query",
     runId,
     stageOptions: resolveStageOptions(app.stageOptions, input.options?.stages),
+    sink: (row) => log.keepInference(row),
   });
   const job = new QueryJob(
     {

@@ -1,12 +1,13 @@
+import { randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { expect, it, vi } from "vitest";
 import { describeEachDriver, freshDataset } from "../../test/db";
 import { LOCAL_CALLER } from "../../server/auth/caller";
 import { queryRows } from "../db/rows";
-import { queryRuns } from "../db/schema";
+import { inferences, queryRuns, queryStageOutputs } from "../db/schema";
 import { each, output, run, stage, Stop } from "../pipeline";
 import { listOutputs } from "./outputs";
-import { createRunLog, nullRunLog } from "./run-log";
+import { createDeferredRunLog, createRunLog, nullRunLog } from "./run-log";
 import { getRun } from "./get";
 
 type Job = { fail?: "retrieve" | "detect"; stop?: boolean; items?: number[] };
@@ -210,6 +211,74 @@ describeEachDriver("run log", (ctx) => {
     const r = await getRun({ db: app.database.db, scope: LOCAL_CALLER, kind: "query", id: log.id ?? "" });
     expect(r.status).toBe("failed");
     expect(r.stages.find((x) => x.name === "retrieve_graph")).toMatchObject({ status: "failed", error: "the call ended while this stage was running" });
+  });
+
+  it("a deferred log writes nothing while the call runs, then the row, its outputs and model records together", async () => {
+    const { app } = ctx();
+    const db = app.database.db;
+    const ds = await freshDataset(app);
+    const log = createDeferredRunLog(db, "query", { datasetId: ds.id, userId: "u1", params: { q: "x" } });
+    const rowCount = async () => (await db.select().from(queryRuns).where(and(eq(queryRuns.datasetId, ds.id), eq(queryRuns.id, log.id)))).length;
+    const steps2 = [
+      stage<Job>({ name: "embed_question", policy: "advisory", enabled: () => false, run: () => {} }),
+      stage<Job>({ name: "retrieve_graph", run: async () => {
+        expect(await rowCount()).toBe(0);
+        return output({ lists: 3 });
+      } }),
+      stage<Job>({ name: "detect_geo", policy: "advisory", run: () => { throw new Error("geocoder down"); } }),
+      stage<Job>({ name: "nearby_geo", policy: "advisory", enabled: () => false, run: () => {} }),
+      stage<Job>({ name: "query", run: () => {
+        const id = randomUUID();
+        log.keepInference({ id, datasetId: ds.id, runKind: "query", runId: log.id, stage: "query", provider: "builtin", model: "m", task: "answer", request: {}, response: {}, latencyMs: 1, createdAt: new Date() });
+        log.addInference("query", id);
+        return output({ answer: "Paris" });
+      } }),
+    ];
+    await run(steps2, {}, log);
+    expect(await rowCount()).toBe(0);
+    expect(await log.finish(null)).toBe("written");
+    const r = await getRun({ db, scope: LOCAL_CALLER, kind: "query", id: log.id });
+    expect(r.status).toBe("succeeded");
+    expect(r.stages.map((x) => `${x.name}:${x.status}`)).toEqual(["embed_question:skipped", "retrieve_graph:succeeded", "detect_geo:failed", "nearby_geo:skipped", "query:succeeded"]);
+    expect(r.stages.find((x) => x.name === "detect_geo")?.error).toMatch(/geocoder down/);
+    const outs = await listOutputs({ db, scope: LOCAL_CALLER, kind: "query", id: log.id });
+    expect(outs.map((o) => [o.stage, o.output])).toEqual(expect.arrayContaining([["retrieve_graph", { lists: 3 }], ["query", { answer: "Paris" }]]));
+    const recs = await db.select().from(inferences).where(and(eq(inferences.datasetId, ds.id), eq(inferences.runId, log.id)));
+    expect(recs.map((x) => x.stage)).toEqual(["query"]);
+    expect(r.stages.find((x) => x.name === "query")?.inferenceIds).toEqual([recs[0]!.id]);
+  });
+
+  it("a deferred log whose write is refused logs it and never fails the call; a failed call's row says why", async () => {
+    const { app } = ctx();
+    const db = app.database.db;
+    const ds = await freshDataset(app);
+    const logged: string[] = [];
+    const refused = createDeferredRunLog(db, "query", { datasetId: ds.id, userId: null, params: {} }, { log: (m) => logged.push(m) });
+    const fn = `gb_test_refuse_${ds.id.replaceAll("-", "")}`;
+    await db.execute(sql.raw(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'rejected by test'; END $$`));
+    await db.execute(sql.raw(`CREATE TRIGGER ${fn} BEFORE INSERT ON gb_query_runs FOR EACH ROW WHEN (NEW.dataset_id = '${ds.id}') EXECUTE FUNCTION ${fn}()`));
+    try {
+      const result = await run(steps, {}, refused);
+      expect(result.stoppedBy).toBeNull();
+      expect(await refused.finish(null)).toBe("failed");
+      expect(logged).toEqual([expect.stringMatching(/run log query .* write failed/)]);
+    } finally {
+      await db.execute(sql.raw(`DROP TRIGGER ${fn} ON gb_query_runs`));
+      await db.execute(sql.raw(`DROP FUNCTION ${fn}()`));
+    }
+    // nothing half-written: no outputs without their row
+    expect(await db.select().from(queryStageOutputs).where(and(eq(queryStageOutputs.datasetId, ds.id), eq(queryStageOutputs.runId, refused.id)))).toEqual([]);
+    const failing = createDeferredRunLog(db, "query", { datasetId: ds.id, userId: null, params: {} });
+    let error: Error | null = null;
+    try {
+      await run(steps, { fail: "retrieve" }, failing);
+    } catch (e) {
+      error = e as Error;
+    }
+    expect(await failing.finish(error)).toBe("written");
+    const r = await getRun({ db, scope: LOCAL_CALLER, kind: "query", id: failing.id });
+    expect(r).toMatchObject({ status: "failed", error: expect.stringMatching(/no index/) });
+    expect(r.stages.find((x) => x.name === "retrieve_graph")).toMatchObject({ status: "failed" });
   });
 
   it("never fails the call when the database rejects its writes", async () => {

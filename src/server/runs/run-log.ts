@@ -1,15 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { Observer } from "../pipeline";
 import type { RunKind, RunStatus } from "../../lib/stages";
 import type { Db } from "../db/client";
 import { errorText, logError } from "../errors";
-import { rememberRuns } from "../db/schema";
+import { inferences, rememberRuns } from "../db/schema";
 import {
   ENDED_WHILE_RUNNING,
   endGroup,
   failIfStarted,
   flagGroup,
+  groupKeys,
   groupPlaceholders,
   groupValues,
   newGroup,
@@ -17,7 +18,7 @@ import {
   type StageGroup,
   startGroup,
 } from "../db/schema/stage-group";
-import { type KeptOutput, keepOutputs } from "./outputs";
+import { type KeptOutput, keepOutputs, outputTables } from "./outputs";
 import { runLogs } from "./tables";
 
 /*
@@ -348,6 +349,141 @@ class TableRunLog implements RunLog {
     for (const s of this.stages.values()) failIfStarted(s, ENDED_WHILE_RUNNING, now);
     return this.flush();
   }
+}
+
+type InferenceRow = typeof inferences.$inferInsert;
+
+/** A run log written once, as the call ends (createDeferredRunLog). */
+export interface DeferredRunLog extends RunLog {
+  readonly id: string;
+  /** a model call's record, written with the run (the recorder's sink: RecordTarget.sink) */
+  keepInference(row: InferenceRow): void;
+}
+
+/**
+ * A run log for calls of milliseconds (a query): nothing is written while the call runs; as it
+ * ends, one statement writes the run's row in its final state, every stage's output and the
+ * records of its model calls. A query made 16 statements, 7 of them the run log's (the row,
+ * three updates, two outputs, one inference); now one. What a watcher loses is the sight of a
+ * query in progress, which lasts milliseconds with the builtin models. A call whose process dies
+ * leaves no row (where a started one stayed started for ever), and a failed write is logged and
+ * never fails the call, as with every run log.
+ */
+class WrittenAtEnd implements DeferredRunLog {
+  private readonly stages = new Map<string, StageGroup>();
+  private readonly outputs = new Map<string, KeptOutput>();
+  private readonly rows: InferenceRow[] = [];
+  private readonly createdAt = new Date();
+  private last: WriteResult = "written";
+
+  constructor(
+    private readonly db: Db,
+    readonly kind: RunKind,
+    readonly id: string,
+    private readonly init: RunLogInit,
+    private readonly log: Log,
+  ) {
+    for (const st of runLogs[kind].stages) this.stages.set(st.name, newGroup());
+  }
+
+  private state(stage: string): StageGroup | undefined {
+    const st = this.stages.get(stage);
+    if (!st) this.log(`run log ${this.kind} ${this.id}: no stage ${stage} in this log`, stage);
+    return st;
+  }
+
+  start(stage: string, at = new Date()): void {
+    const st = this.state(stage);
+    if (st) startGroup(st, at);
+  }
+
+  done(stage: string, error: Error | null, at = new Date()): void {
+    const st = this.state(stage);
+    if (st) endGroup(st, error ? errorText(error) : null, at);
+  }
+
+  skip(stage: string): void {
+    const st = this.state(stage);
+    if (st) skipGroup(st);
+  }
+
+  addInference(stage: string, inferenceId: string): void {
+    const st = this.state(stage);
+    if (!st) return;
+    if (!runLogs[this.kind].stages.find((d) => d.name === stage)?.model) {
+      this.log(`run log ${this.kind} ${this.id}: stage ${stage} runs no models`, inferenceId);
+      return;
+    }
+    st.inferenceIds.push(inferenceId);
+  }
+
+  keepInference(row: InferenceRow): void {
+    this.rows.push(row);
+  }
+
+  output(stage: string, itemIndex: number | null, value: unknown, startedAt: Date, finishedAt: Date): void {
+    if (!this.state(stage)) return;
+    // of two for the same stage and item, the later (as keepOutputs)
+    this.outputs.set(`${stage}\u0000${itemIndex ?? 0}`, { stage, itemIndex: itemIndex ?? 0, output: value, startedAt, finishedAt });
+  }
+
+  async settle(): Promise<WriteResult> {
+    return this.last;
+  }
+
+  async finish(error: Error | null): Promise<WriteResult> {
+    const now = new Date();
+    for (const st of this.stages.values()) failIfStarted(st, ENDED_WHILE_RUNNING, now);
+    const { table, stages } = runLogs[this.kind];
+    const row: Record<string, unknown> = {
+      id: this.id,
+      datasetId: this.init.datasetId,
+      userId: this.init.userId,
+      params: this.init.params,
+      status: error ? "failed" : "succeeded",
+      error: error ? errorText(error) : null,
+      createdAt: this.createdAt,
+      startedAt: this.createdAt,
+      finishedAt: now,
+    };
+    for (const def of stages) {
+      const g = this.stages.get(def.name)!;
+      const k = groupKeys(def);
+      Object.assign(row, { [k.status]: g.status, [k.error]: g.error, [k.startedAt]: g.startedAt, [k.finishedAt]: g.finishedAt });
+      if (k.inferenceIds) row[k.inferenceIds] = g.inferenceIds;
+    }
+    const at = { datasetId: this.init.datasetId, runId: this.id };
+    // getSQL: a builder put in sql`` comes in parentheses, which a WITH query and a statement refuse
+    const parts: SQL[] = [this.db.insert(table).values(row as never).getSQL()];
+    if (this.outputs.size) {
+      const out = outputTables[this.kind];
+      parts.push(
+        this.db
+          .insert(out)
+          .values([...this.outputs.values()].map((k) => ({ ...at, stage: k.stage, itemIndex: k.itemIndex, output: k.output ?? null, startedAt: k.startedAt, finishedAt: k.finishedAt, createdAt: now })))
+          .getSQL(),
+      );
+    }
+    if (this.rows.length) parts.push(this.db.insert(inferences).values(this.rows).getSQL());
+    // one statement: the inserts but the last as data-modifying WITH queries
+    const statement = sql.join(
+      [...parts.slice(0, -1).map((p, i) => sql`${i === 0 ? sql`WITH` : sql`,`} ${sql.raw(`w${i}`)} AS (${p})`), parts.at(-1)!],
+      sql` `,
+    );
+    try {
+      await this.db.execute(statement);
+      this.last = "written";
+    } catch (e) {
+      this.last = "failed";
+      this.log(`run log ${this.kind} ${this.id}: write failed`, e);
+    }
+    return this.last;
+  }
+}
+
+/** A run log written once, as the call ends (see WrittenAtEnd): no statement until finish. */
+export function createDeferredRunLog(db: Db, kind: RunKind, init: RunLogInit, options: { log?: Log } = {}): DeferredRunLog {
+  return new WrittenAtEnd(db, kind, randomUUID(), init, options.log ?? defaultLog);
 }
 
 export interface RunLogOptions {

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { callerFor } from "../../test/callers";
+import { freshDataset, testEnv } from "../../test/db";
+import { type App, createApp } from "../app";
+import { openDatabase } from "../db/client";
+import { createScratchDatabase } from "../db/scratch";
+
+/*
+ * The statements one query.ask sends to the Postgres server, counted as the driver sends them
+ * (#16: few round trips). The run log's row, the stages' outputs and the model calls' records go
+ * in one statement as the call ends; the whole call stays within the count measured when that
+ * was built, so that a statement added to the hot path fails here. Postgres server only: the
+ * count is of its round trips (PGlite's are calls in the same process).
+ */
+const url = inject("pgUrl");
+const template = inject("pgTemplate");
+
+/**
+ * statements of one query.ask by the local caller once the process is warm: the dataset, the
+ * question's term weights, the lists' (six), the run log's one; measured when the run log went
+ * to one statement (16 before, with an API key's lookup). #16 asks for 4.
+ */
+const MOST_STATEMENTS = 9;
+/** the statistics upkeep's statements (db/maintenance.ts, every 5 s in every process): not the call's */
+const MAINTENANCE = /^\s*(ANALYZE|EXPLAIN)\b|pg_class|FROM gb_remember_runs WHERE status IN/i;
+
+if (!url || !template) {
+  describe("query round trips", () => {
+    it.skip("needs TEST_DATABASE_URL (a Postgres server)", () => {});
+  });
+  console.log("query round trips: not run, TEST_DATABASE_URL is unset");
+} else {
+  describe("query round trips [postgres]", () => {
+    // the remembering app (its queue's polls are its own statements), and the asking one, counted
+    let writer: App;
+    let app: App;
+    let drop: () => Promise<void>;
+    const sent: string[] = [];
+    beforeAll(async () => {
+      const scratch = await createScratchDatabase(url, "gb_rt", { template });
+      drop = scratch.drop;
+      writer = await createApp({ env: testEnv(), database: await openDatabase({ driver: "postgres", url: scratch.url, max: 2 }), worker: true, pollMs: 10 });
+      const database = await openDatabase({ driver: "postgres", url: scratch.url, max: 4, onStatement: (s) => sent.push(s) });
+      app = await createApp({ env: testEnv(), database, worker: false });
+    });
+    afterAll(async () => {
+      await app?.close();
+      await writer?.close();
+      await drop?.();
+    });
+
+    it("one query.ask: its run log, outputs and model records in one statement, the call within the count", async () => {
+      const ds = await freshDataset(writer);
+      for (const text of ["Dana lives in Lisbon and teaches maths.", "Dana's brother Eli works at the harbour in Porto."]) {
+        expect((await callerFor(writer).remember.submit({ dataset: ds.name, text, wait: true })).status).toBe("succeeded");
+      }
+      const api = callerFor(app);
+      await api.query.ask({ dataset: ds.name, question: "Where does Dana live?" }); // warm
+      sent.length = 0;
+      const r = await api.query.ask({ dataset: ds.name, question: "Where does Eli work?" });
+      const statements = sent.filter((s) => !MAINTENANCE.test(s));
+      const runLog = statements.filter((s) => /gb_query_runs|gb_query_run_stage_outputs|gb_inferences/.test(s));
+      expect(runLog, runLog.map((s) => s.slice(0, 120)).join("\n")).toHaveLength(1);
+      expect(runLog[0]).toMatch(/^WITH w0 AS \(insert into "gb_query_runs"/);
+      expect(statements.length, statements.map((s) => s.slice(0, 80)).join("\n")).toBeLessThanOrEqual(MOST_STATEMENTS);
+      // and what it wrote is the run as the API shows it: five stages, the outputs, the answer's model call
+      const run = await api.runs.query.get({ id: r.queryRunId });
+      expect(run.status).toBe("succeeded");
+      expect(run.stages.map((s: { name: string; status: string }) => `${s.name}:${s.status}`)).toEqual([
+        "embed_question:skipped",
+        "retrieve_graph:succeeded",
+        "detect_geo:skipped",
+        "nearby_geo:skipped",
+        "query:succeeded",
+      ]);
+      const outputs = await api.runs.query.outputs({ id: r.queryRunId });
+      expect(outputs.map((o) => o.stage).sort()).toEqual(["query", "retrieve_graph"]);
+      const inferenceIds = run.stages.find((s: { name: string }) => s.name === "query")!.inferenceIds as string[];
+      expect(inferenceIds).toHaveLength(1);
+      console.log(`query.ask: ${statements.length} statements on the Postgres server`);
+    });
+  });
+}
