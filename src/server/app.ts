@@ -8,6 +8,7 @@ import { createProvider, resolveStageOptions } from "./models/factory";
 import type { CallOptions, ModelProvider } from "./models/types";
 import { executeRememberRun } from "./remember/execute";
 import { startMaintenance } from "./db/maintenance";
+import { startLookups } from "./db/lookups";
 import { createRememberManager, type RememberManager, type StopReport } from "./remember/manager";
 import { initialiseDatabase } from "./startup";
 import { createEnrichment, type Enrichment } from "./enrich";
@@ -110,6 +111,8 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
   const { database: db, auth } = await initialiseDatabase(env, database);
   // statistics that keep up with a growing dataset (PGlite has no autovacuum; a server's is a minute behind): maintenance.ts
   const maintenance = startMaintenance(db);
+  // API keys and datasets by name, cached; revocations and deletions heard from the other processes (lookups.ts)
+  const lookups = await startLookups(db);
   // GB_REDIS_URL: one client for the message cache and the limits, which the other processes share
   const redis = env.GB_REDIS_URL ? await openRedis(env.GB_REDIS_URL) : null;
   if (redis) auth.countLimitsIn(redis);
@@ -139,6 +142,7 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
     stop: async (opts) => {
       const report = await app.remember.stop(opts);
       await maintenance.stop();
+      await lookups.stop();
       await closeRedis(redis);
       return report;
     },

@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { and, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { type Role, roleAtLeast } from "../../lib/roles";
 import type { Db } from "../db/client";
+import { announce, forgetHere, lookupsOf } from "../db/lookups";
 import { apiKeys, datasets, DEFAULT_TEAM_ID } from "../db/schema";
 import { ForbiddenError, logError, NotFoundError } from "../errors";
 import { actorOf, recordAudit } from "./audit";
@@ -132,6 +133,8 @@ export async function revokeApiKey({ db, caller, id }: { db: Db; caller: Caller;
     if (!roleAtLeast(caller.role, found.role)) throw new ForbiddenError(`a ${caller.role} cannot revoke a ${found.role} key`);
     if (found.revokedAt) return found;
     const [revoked] = await tx.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, id)).returning();
+    // the other processes forget the key as this commits (db/lookups.ts)
+    await announce(tx, { kind: "key", id });
     await recordAudit(tx, {
       teamId: caller.teamId,
       actor: actorOf(caller),
@@ -142,6 +145,8 @@ export async function revokeApiKey({ db, caller, id }: { db: Db; caller: Caller;
     });
     return revoked ?? found;
   });
+  // and this one at once
+  forgetHere(db, { kind: "key", id });
   const [key] = await view(db, [row]);
   if (!key) throw new Error("unreachable");
   return key;
@@ -151,23 +156,35 @@ export async function revokeApiKey({ db, caller, id }: { db: Db; caller: Caller;
 const LAST_USED_EVERY_MS = 60_000;
 const lastUsedWritten = new Map<string, number>();
 
-/** The caller a bearer secret stands for, or null when it is unknown or revoked. */
+/**
+ * The caller a bearer secret stands for, or null when it is unknown or revoked. Cached per process
+ * (db/lookups.ts): a revocation is honoured at once where it was made, and within 5 s elsewhere.
+ */
 export async function callerForKey(db: Db, secret: string): Promise<Caller | null> {
-  const [row] = await db
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.hash, hashKey(secret)), isNull(apiKeys.revokedAt)))
-    .limit(1);
-  if (!row) return null;
+  const hash = hashKey(secret);
+  const load = () => keyCaller(db, hash);
+  const caller = await (lookupsOf(db)?.key(hash, load) ?? load());
+  if (!caller?.id) return null;
+  const id = caller.id;
   const now = Date.now();
-  if (now - (lastUsedWritten.get(row.id) ?? 0) > LAST_USED_EVERY_MS) {
-    lastUsedWritten.set(row.id, now);
+  if (now - (lastUsedWritten.get(id) ?? 0) > LAST_USED_EVERY_MS) {
+    lastUsedWritten.set(id, now);
     // not awaited: the call does not wait for bookkeeping, and a failure here must not fail it
     db.update(apiKeys)
       .set({ lastUsedAt: new Date(now) })
-      .where(eq(apiKeys.id, row.id))
+      .where(eq(apiKeys.id, id))
       .catch((e: unknown) => logError("could not record a key's last use", e));
   }
+  return caller;
+}
+
+async function keyCaller(db: Db, hash: string): Promise<Caller | null> {
+  const [row] = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.hash, hash), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  if (!row) return null;
   return { kind: "key", id: row.id, label: `${row.name} (${row.prefix}…)`, teamId: row.teamId, role: row.role, datasetIds: row.datasetIds };
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, count, eq, gt, inArray, not, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { announce, forgetHere, lookupsOf } from "../db/lookups";
 import { datasets, DEFAULT_TEAM_ID, teams } from "../db/schema";
 import { DatasetTables } from "../db/dataset-tables";
 import { queryRows } from "../db/rows";
@@ -104,13 +105,21 @@ export async function createDataset({
   });
 }
 
-/** The caller's dataset of that name, or NotFoundError. */
-export async function resolveDataset(db: Db, name: string, scope: Scope): Promise<Dataset> {
-  const [row] = await db
-    .select()
-    .from(datasets)
-    .where(and(eq(datasets.teamId, scope.teamId), eq(datasets.name, name)))
-    .limit(1);
+/**
+ * The caller's dataset of that name, or NotFoundError. Cached per process (db/lookups.ts; a
+ * deletion is honoured at once where it was made, within 5 s elsewhere) unless `fresh`.
+ */
+export async function resolveDataset(db: Db, name: string, scope: Scope, { fresh = false } = {}): Promise<Dataset> {
+  const load = async () => {
+    const [row] = await db
+      .select()
+      .from(datasets)
+      .where(and(eq(datasets.teamId, scope.teamId), eq(datasets.name, name)))
+      .limit(1);
+    return row ?? null;
+  };
+  const cache = fresh ? undefined : lookupsOf(db);
+  const row = await (cache ? cache.dataset(scope.teamId, name, load) : load());
   if (!row || !inScope(scope, row.id)) throw new NotFoundError("dataset", name);
   return row;
 }
@@ -162,7 +171,8 @@ const deleting = sql`${datasets.name} LIKE ${`${DELETING}%`}`;
  */
 export async function deleteDataset({ db, caller, input }: { db: Db; caller: Caller; input: DeleteDatasetInput }): Promise<DatasetDeletion> {
   await finishDeletions(db);
-  const dataset = await resolveDataset(db, input.name, caller);
+  // as it is now, not as a cache saw it: another process may have deleted it a moment ago
+  const dataset = await resolveDataset(db, input.name, caller, { fresh: true });
   if (dataset.teamId === DEFAULT_TEAM_ID && dataset.name === DEFAULT_DATASET) {
     throw new ValidationError("name", "the default dataset cannot be deleted");
   }
@@ -175,6 +185,8 @@ export async function deleteDataset({ db, caller, input }: { db: Db; caller: Cal
     );
     if ((busy?.n ?? 0) > 0) throw new ConflictError(`dataset "${dataset.name}" has a remember run in progress; try again when it has ended`);
     await tx.update(datasets).set({ name: `${DELETING}${dataset.id}` }).where(eq(datasets.id, dataset.id));
+    // the other processes forget it as this commits (db/lookups.ts)
+    await announce(tx, { kind: "dataset", id: dataset.id });
     // and none is claimed from now on
     const [queued] = await queryRows<{ n: number }>(
       tx,
@@ -182,6 +194,8 @@ export async function deleteDataset({ db, caller, input }: { db: Db; caller: Cal
     );
     deleted.gb_remember_runs = (deleted.gb_remember_runs ?? 0) + (queued?.n ?? 0);
   });
+  // and this one at once
+  forgetHere(db, { kind: "dataset", id: dataset.id });
   return finishDeletion(db, { ...dataset, name: dataset.name }, actorOf(caller), deleted);
 }
 

@@ -30,7 +30,19 @@ export interface Database {
    * owns the database and there is nobody to exclude.
    */
   sessionLock(key: bigint): Promise<SessionLock | null>;
+  /**
+   * Listens on a NOTIFY channel on a connection of its own (Postgres only: null on PGlite, where
+   * one process owns the database and has nobody to hear from). `onListen` is called each time
+   * the listening starts, the first and after a reconnect: what was sent while it was down is lost.
+   */
+  listen(channel: string, onMessage: (payload: string) => void, onListen: () => void): Promise<Listening | null>;
   close(): Promise<void>;
+}
+
+/** A LISTEN in progress. */
+export interface Listening {
+  /** stops listening; never throws */
+  stop(): Promise<void>;
 }
 
 /** A session advisory lock held on a dedicated connection. */
@@ -124,6 +136,7 @@ async function openPgliteOnDisk(dataDir: string, loadDataDir: Blob | undefined):
       vector: await hasVector(db),
       location: dir,
       sessionLock: async () => null,
+      listen: async () => null,
       close: async () => {
         try {
           await opened.close();
@@ -146,7 +159,7 @@ async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob }): Promi
   if (opts.dataDir) return openPgliteOnDisk(opts.dataDir, opts.loadDataDir);
   const client = await PgliteThread.create({ loadDataDir: opts.loadDataDir });
   const db = pgliteDrizzle(client);
-  return { db, driver: "pglite", vector: await hasVector(db), location: "in memory", sessionLock: async () => null, close: () => client.close() };
+  return { db, driver: "pglite", vector: await hasVector(db), location: "in memory", sessionLock: async () => null, listen: async () => null, close: () => client.close() };
 }
 
 /**
@@ -173,6 +186,10 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     vector: hasVectorNow,
     location: redactUrl(opts.url),
     sessionLock: (key) => postgresSessionLock(client, key),
+    listen: async (channel, onMessage, onListen) => {
+      const { unlisten } = await client.listen(channel, onMessage, onListen);
+      return { stop: () => unlisten().catch(() => {}) };
+    },
     close: () => client.end(),
   };
 }
