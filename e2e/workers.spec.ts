@@ -9,7 +9,8 @@ import { ports } from "./ports";
  * `npm start` (bin/start.mjs) with a Postgres server and GB_WORKERS=2: two app processes behind
  * one port, no Redis. Connections are dealt to both (each call here opens one of its own), and
  * what they share holds across them: the rate limit counts every call once, short-term memory
- * captured through one is read through the other, and the remember queue runs each text once.
+ * captured through one is read through the other, the remember queue runs each text once, and a
+ * key revoked through one is refused by both.
  * A worker killed with -9 is replaced; SIGTERM stops them all. Needs TEST_DATABASE_URL.
  */
 const serverUrl = process.env.TEST_DATABASE_URL;
@@ -18,7 +19,7 @@ const KEY = "gb_workers_e2e_bootstrap_key_000000000";
 const QUERY_LIMIT = 6;
 
 /** One call on a connection of its own (so that the cluster deals it to the next process). */
-function call(method: "GET" | "POST", path: string, body?: unknown): Promise<{ status: number; json: unknown; pid: string | undefined }> {
+function call(method: "GET" | "POST", path: string, body?: unknown, key = KEY): Promise<{ status: number; json: unknown; pid: string | undefined }> {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify({ json: body });
     const req = http.request(
@@ -28,7 +29,7 @@ function call(method: "GET" | "POST", path: string, body?: unknown): Promise<{ s
         path,
         method,
         agent: false,
-        headers: { authorization: `Bearer ${KEY}`, ...(data ? { "content-type": "application/json", "content-length": Buffer.byteLength(data) } : {}) },
+        headers: { authorization: `Bearer ${key}`, ...(data ? { "content-type": "application/json", "content-length": Buffer.byteLength(data) } : {}) },
       },
       (res) => {
         let text = "";
@@ -171,6 +172,28 @@ if (!serverUrl) {
     } finally {
       await db.end();
     }
+  });
+
+  test("a key revoked through one process is refused by both within 5 s (each had it cached)", async () => {
+    const made = await call("POST", "/api/trpc/keys.create", { name: "revoked across", role: "member" });
+    expect(made.status, JSON.stringify(made.json)).toBe(200);
+    const { secret, key } = data(made) as { secret: string; key: { id: string } };
+    const list = `/api/trpc/datasets.list?input=${encodeURIComponent(JSON.stringify({ json: {} }))}`;
+    /** ten calls, each on a connection of its own: dealt round-robin to both processes (the first test) */
+    const tenCalls = async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++) statuses.push((await call("GET", list, undefined, secret)).status);
+      return statuses;
+    };
+    expect(await tenCalls()).toEqual(Array(10).fill(200));
+    const revoked = await call("POST", "/api/trpc/keys.revoke", { id: key.id });
+    expect(revoked.status).toBe(200);
+    const at = Date.now();
+    // every process refuses it: ten calls in a row, all 401
+    await expect
+      .poll(async () => (await tenCalls()).every((s) => s === 401), { timeout: 5_000, intervals: [50] })
+      .toBe(true);
+    console.log(`a revoked key was refused by both processes ${Date.now() - at} ms after keys.revoke answered`);
   });
 
   test("a worker killed with -9 is replaced; SIGTERM stops the primary and every worker", async () => {
