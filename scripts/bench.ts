@@ -52,8 +52,10 @@ try {
   }
   if (want("remember")) {
     const short = await benchShortTexts(dbs, texts);
-    report.section(`remember: ${texts} short texts, builtin models, one dataset`, short);
-    for (const r of short.slice(1).filter((r) => r[0] === "postgres" && r[1] === "default (geo)")) report.target("remember texts/s, postgres, builtin, defaults", cell(short, r, "texts/s"), "≥", 60, "texts/s");
+    report.section(`remember: ${texts} short texts, builtin models, one dataset (or four, as named)`, short);
+    for (const r of short.slice(1).filter((r) => r[0] === "postgres" && r[1]!.startsWith("default (geo)"))) {
+      report.target(`remember texts/s, postgres, builtin, defaults${r[1]!.endsWith("4 datasets") ? ", 4 datasets" : ""}`, cell(short, r, "texts/s"), "≥", 60, "texts/s");
+    }
     report.section("remember: a 20-chunk text, loopback model server answering in 100 ms (targets: ratio ≤ 0.35, not waiting ≤ 10%, ≤ 3 LLM calls/chunk)", await benchLongText(dbs, 100));
   }
   if (want("query")) {

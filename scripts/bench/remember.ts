@@ -12,7 +12,8 @@ import type { BenchDatabase } from "./databases";
 
 /*
  * remember's figures (PRODUCT.md §10a):
- * - texts per second for N short texts, builtin models, one dataset (so one after another);
+ * - texts per second for N short texts, builtin models, in one dataset (so one after another)
+ *   and dealt to four (which the queue runs side by side);
  * - a 20-chunk text with a loopback model server answering in 100 ms: wall time with extraction
  *   concurrency 4 against 1 (target ≤ 0.35), the share of wall time not spent waiting for a
  *   model (target ≤ 10%), and model calls per chunk (target ≤ 3 LLM + 1 embedding batch).
@@ -45,6 +46,8 @@ const ENRICHMENT = [
   { name: "off", series: false, options: { enrich: { geo: false, observeSeries: false } } },
   { name: "default (geo)", series: false, options: undefined },
   { name: "default, in a series (geo, series)", series: true, options: undefined },
+  // the texts dealt in turn to four datasets, which the queue runs side by side (GB_REMEMBER_CONCURRENCY)
+  { name: "default (geo), 4 datasets", series: false, options: undefined, datasets: 4 },
 ] as const;
 
 export async function benchShortTexts(dbs: BenchDatabase[], n: number): Promise<string[][]> {
@@ -60,17 +63,22 @@ export async function benchShortTexts(dbs: BenchDatabase[], n: number): Promise<
     }
     for (const mode of ENRICHMENT) {
       const app = await createApp({ env: parseEnv({ GB_MODELS: "builtin" }), database, pollMs: 20 });
-      const ds = await createDataset({ db: database.db, caller: LOCAL_CALLER, input: { name: `bench-short-${Date.now().toString(36)}` } });
+      const sets: string[] = [];
+      for (let d = 0; d < ("datasets" in mode ? mode.datasets : 1); d++) {
+        sets.push((await createDataset({ db: database.db, caller: LOCAL_CALLER, input: { name: `bench-short-${Date.now().toString(36)}-${d}` } })).name);
+      }
       const start = performance.now();
       const ids: string[] = [];
       for (let i = 0; i < n; i++) {
-        const input = { dataset: ds.name, text: shortText(i), ...(mode.series ? { series: "bench-series" } : {}), ...(mode.options ? { options: mode.options } : {}) };
+        const input = { dataset: sets[i % sets.length]!, text: shortText(i), ...(mode.series ? { series: "bench-series" } : {}), ...(mode.options ? { options: mode.options } : {}) };
         ids.push((await submitRemember({ app, input, caller: LOCAL_CALLER })).rememberRunId);
       }
-      const last = await app.remember.waitFor(ids.at(-1)!, 30 * 60_000);
+      // each dataset's runs go in order: its last one ends after the rest of it
+      const lasts = await Promise.all(ids.slice(-sets.length).map((id) => app.remember.waitFor(id, 30 * 60_000)));
       const s = (performance.now() - start) / 1000;
       await app.stop();
-      if (last.status !== "succeeded") throw new Error(`bench run failed: ${last.error}`);
+      const failed = lasts.find((r) => r.status !== "succeeded");
+      if (failed) throw new Error(`bench run failed: ${failed.error}`);
       const rate = n / s;
       if (mode.name === "off") off = rate;
       rows.push([name, mode.name, String(n), s.toFixed(1), rate.toFixed(1), ((s * 1000) / n).toFixed(1), off ? (rate / off).toFixed(2) : "-"]);

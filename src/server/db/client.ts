@@ -163,18 +163,27 @@ async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob }): Promi
 }
 
 /**
- * The client drizzle is given: every statement it sends outside a transaction is a named prepared
- * statement. drizzle sends its statements unprepared (unless named), and postgres.js then asks
- * the server to describe each one that has parameters in a round trip of its own before running
- * it, and the server parses and plans it again each time. Prepared, a statement is described and
- * parsed once per connection (postgres.js keeps them by text; a connection lives 30 to 60
- * minutes) and planned once when Postgres finds a generic plan as good as the custom ones. That
- * took query.ask from 83 to 130 a second with 16 callers at 10k facts, and its p50 from 17 to
- * 11 ms (#16). A transaction's statements stay unprepared (postgres.js gives it a client of its own).
+ * The client drizzle is given: every statement it sends is a named prepared statement. drizzle
+ * sends its statements unprepared (unless named), and postgres.js then asks the server to
+ * describe each one that has parameters in a round trip of its own before running it, and the
+ * server parses and plans it again each time. Prepared, a statement is described and parsed once
+ * per connection (postgres.js keeps them by text; a connection lives 30 to 60 minutes) and planned
+ * once when Postgres finds a generic plan as good as the custom ones. That took query.ask from 83
+ * to 127 a second with 16 callers at 10k facts, and its p50 from 17 to 10 ms (#16). A
+ * transaction's client (begin, savepoint) is wrapped the same way.
  */
-function preparing(client: postgres.Sql): postgres.Sql {
-  const unsafe: postgres.Sql["unsafe"] = (query, parameters, options) => client.unsafe(query, parameters, { ...options, prepare: true });
-  return new Proxy(client, { get: (target, key, receiver) => (key === "unsafe" ? unsafe : Reflect.get(target, key, receiver)) });
+function preparing<T extends object>(client: T): T {
+  const wrapped: Record<string, unknown> = {
+    unsafe: (query: string, parameters?: unknown[], options?: object) => (client as unknown as postgres.Sql).unsafe(query, parameters as postgres.ParameterOrJSON<never>[], { ...options, prepare: true }),
+  };
+  // begin([options], fn) and savepoint([name], fn): the callback's client prepares too
+  for (const key of ["begin", "savepoint"]) {
+    wrapped[key] = (...args: unknown[]) => {
+      const fn = args.pop() as (c: object) => unknown;
+      return (client as unknown as Record<string, (...a: unknown[]) => unknown>)[key]!(...args, (c: object) => fn(preparing(c)));
+    };
+  }
+  return new Proxy(client, { get: (target, key, receiver) => (typeof key === "string" && key in wrapped && key in target ? wrapped[key] : Reflect.get(target, key, receiver)) });
 }
 
 /**
