@@ -170,7 +170,8 @@ async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob }): Promi
  * per connection (postgres.js keeps them by text; a connection lives 30 to 60 minutes) and planned
  * once when Postgres finds a generic plan as good as the custom ones. That took query.ask from 83
  * to 127 a second with 16 callers at 10k facts, and its p50 from 17 to 10 ms (#16). A
- * transaction's client (begin, savepoint) is wrapped the same way.
+ * transaction's client (begin, savepoint) is wrapped the same way. `?prepare=false` on the URL
+ * turns it off, for a pooler in transaction mode that cannot keep them (PgBouncer before 1.21).
  */
 function preparing<T extends object>(client: T): T {
   const wrapped: Record<string, unknown> = {
@@ -195,7 +196,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.driver === "pglite") return openPglite(opts);
   const onStatement = opts.onStatement;
   const client = postgres(opts.url, { max: opts.max ?? 10, onnotice: () => {}, ...(onStatement ? { debug: (_connection: number, query: string) => onStatement(query) } : {}) });
-  const db = drizzlePostgres({ client: preparing(client), schema }) as unknown as Db;
+  // `?prepare=false` on the URL (a pooler that cannot keep prepared statements) leaves them unprepared
+  const db = drizzlePostgres({ client: client.options.prepare === false ? client : preparing(client), schema }) as unknown as Db;
   let hasVectorNow: boolean;
   try {
     // the first query: it is the one that connects
