@@ -55,14 +55,16 @@ export const column = {
 
 export type Row<S extends Record<string, Column<unknown>>> = { [K in keyof S]: ReturnType<S[K]> };
 export type RowDecoder<T> = (raw: Record<string, unknown>) => T;
+/** A row decoder that names its columns (rowDecoder's): what a batched statement selects of a part (db/batch.ts). */
+export type ColumnsDecoder<T> = RowDecoder<T> & { readonly columns: readonly string[] };
 
 /**
  * A decoder of rows with these columns (the statement's names, `AS` aliases included). Other
  * columns of the row are left out; a missing one is an error, as a typo in the SQL would be.
  */
-export function rowDecoder<S extends Record<string, Column<unknown>>>(shape: S): RowDecoder<Row<S>> {
+export function rowDecoder<S extends Record<string, Column<unknown>>>(shape: S): ColumnsDecoder<Row<S>> {
   const columns = Object.entries(shape);
-  return (raw) => {
+  const decode: RowDecoder<Row<S>> = (raw) => {
     const out: Record<string, unknown> = {};
     for (const [name, decode] of columns) {
       try {
@@ -73,6 +75,7 @@ export function rowDecoder<S extends Record<string, Column<unknown>>>(shape: S):
     }
     return out as Row<S>;
   };
+  return Object.assign(decode, { columns: Object.keys(shape) });
 }
 
 async function execute(db: Db, query: SQL): Promise<Record<string, unknown>[]> {

@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
 import type { Enrichment } from "../enrich";
 import { countriesNamed } from "../enrich/geo/geocoder";
-import { type PlaceAsked, placeAsked } from "../enrich/geo/intent";
+import { type PlaceAsked, placeAsked, placeNames } from "../enrich/geo/intent";
 import { geocode } from "../enrich/geo/lookup";
 import type { Models } from "../models/record";
 import { type Output, output, Stop } from "../pipeline";
@@ -95,8 +95,10 @@ export class QueryJob {
       period: namedPeriod(this.input.question, this.input.asOf ?? new Date()),
       weights,
     };
-    // whether the question asks about a place is read beside the lists (detect_geo's switch)
-    const [lists, asked] = await Promise.all([retrieveLists(this.listQuery), placeAsked(this.ctx.db, this.ctx.datasetId, this.input.question)]);
+    // whether the question asks about a place (detect_geo's switch) is read with the lists, in the same statement
+    const names = placeNames(this.ctx.datasetId, this.input.question);
+    const { lists, also } = await retrieveLists(this.listQuery, { place: names ?? undefined });
+    const asked = names ? await placeAsked(this.input.question, also.place) : null;
     this.lists = lists;
     this.asked = asked;
     const skipped = this.rank(lists);

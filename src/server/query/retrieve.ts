@@ -1,37 +1,77 @@
-import type { Candidate, ListQuery, RetrievalList } from "./lists/candidate";
+import type { SQL } from "drizzle-orm";
+import { type Part, type PartRows, partRef, partsSql, queryParts } from "../db/batch";
+import type { Candidate, ListQuery, ListStatement } from "./lists/candidate";
 import { LIST_NAMES, LISTS, type ListName } from "./lists/registry";
 
 /*
- * retrieve_graph's candidates: every list of the registry (lists/registry.ts) run at once, each
- * ranking on its own; fusion.ts fuses them by reciprocal rank and cuts the result to the budget.
- * Facts are the current ones (not expired, not ended), or those that held at `asOf`.
+ * retrieve_graph's candidates: every list of the registry (lists/registry.ts), each ranking on
+ * its own; fusion.ts fuses them by reciprocal rank and cuts the result to the budget. Facts are
+ * the current ones (not expired, not ended), or those that held at `asOf`.
+ *
+ * The lists of one statement each go to the database as one statement (db/batch.ts), with any
+ * other SELECT the caller has for the same moment (the place the question names): one round trip
+ * for all of them (#16), where there was one per list. A list of several steps (nearby) runs
+ * beside it.
  */
 
-export type RetrieveQuery = Omit<ListQuery, "run">;
+export type RetrieveQuery = ListQuery;
 
-/** The query every list of one retrieval is asked. */
-function listQuery(q: RetrieveQuery): ListQuery {
-  // A list may read another's candidates (series_around follows the full-text ones): each list's
-  // promise is kept, so it runs once. A Postgres pool answers the lists in parallel; PGlite in turn.
-  const runs = new Map<RetrievalList, Promise<Candidate[]>>();
-  const query: ListQuery = {
-    ...q,
-    run(list) {
-      let found = runs.get(list);
-      if (!found) runs.set(list, (found = list(query)));
-      return found;
-    },
-  };
-  return query;
+/** The lists' statements for this question, each after the lists it reads (the registry's order otherwise). */
+function statements(q: RetrieveQuery, names: readonly ListName[]): [ListName, ListStatement][] {
+  const planned = new Map<string, ListStatement>();
+  const ref = (name: string): SQL | null => (planned.has(name) ? partRef(name) : null);
+  const ordered = [...names.filter((n) => !("reads" in LISTS[n] && LISTS[n].reads?.length)), ...names.filter((n) => "reads" in LISTS[n] && LISTS[n].reads?.length)];
+  for (const name of ordered) {
+    const list = LISTS[name];
+    if (!("statement" in list)) continue;
+    const s = list.statement(q, ref);
+    if (s) planned.set(name, s);
+  }
+  return [...planned] as [ListName, ListStatement][];
 }
 
-export async function retrieveLists(q: RetrieveQuery): Promise<Record<ListName, Candidate[]>> {
-  const query = listQuery(q);
-  const found = await Promise.all(LIST_NAMES.map((name) => query.run(LISTS[name])));
-  return Object.fromEntries(LIST_NAMES.map((name, i) => [name, found[i]!])) as Record<ListName, Candidate[]>;
+/** The statement of the lists (every one the question gives something to look for), as retrieveLists sends it: for EXPLAIN. */
+export function listsSql(q: RetrieveQuery): SQL | null {
+  const planned = statements(q, LIST_NAMES);
+  return planned.length ? partsSql(Object.fromEntries(planned.map(([name, s]) => [name, s.part]))) : null;
+}
+
+/**
+ * Every list's candidates, and the rows of `also` (other SELECTs sent in the same statement, keyed
+ * by names that are not list names).
+ */
+export async function retrieveLists<E extends Record<string, Part<unknown> | undefined>>(
+  q: RetrieveQuery,
+  also: E = {} as E,
+): Promise<{ lists: Record<ListName, Candidate[]>; also: PartRows<E> }> {
+  const planned = statements(q, LIST_NAMES);
+  const parts: Record<string, Part<unknown>> = Object.fromEntries(planned.map(([name, s]) => [name, s.part]));
+  for (const [key, part] of Object.entries(also)) {
+    if (key in LISTS) throw new Error(`retrieveLists: ${key} is a list's name`);
+    if (part) parts[key] = part;
+  }
+  const ran = LIST_NAMES.filter((name) => "run" in LISTS[name]);
+  const [rows, runs] = await Promise.all([
+    queryParts(q.db, parts),
+    Promise.all(
+      ran.map((name) => {
+        const list = LISTS[name];
+        return "run" in list ? list.run(q) : [];
+      }),
+    ),
+  ]);
+  const lists = Object.fromEntries(LIST_NAMES.map((name) => [name, [] as Candidate[]])) as Record<ListName, Candidate[]>;
+  for (const [name, s] of planned) lists[name] = s.candidates(rows[name]!);
+  ran.forEach((name, i) => (lists[name] = runs[i]!));
+  return { lists, also: Object.fromEntries(Object.keys(also).map((k) => [k, rows[k] ?? []])) as PartRows<E> };
 }
 
 /** One list's candidates (nearby_geo's nearby, once the place is known). */
-export function retrieveList(name: ListName, q: RetrieveQuery): Promise<Candidate[]> {
-  return LISTS[name](listQuery(q));
+export async function retrieveList(name: ListName, q: RetrieveQuery): Promise<Candidate[]> {
+  const list = LISTS[name];
+  if ("run" in list) return list.run(q);
+  const [planned] = statements(q, [name]);
+  if (!planned) return [];
+  const rows = await queryParts(q.db, { [name]: planned[1].part });
+  return planned[1].candidates(rows[name]!);
 }

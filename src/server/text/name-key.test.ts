@@ -83,7 +83,7 @@ describeEachDriver("one name key in store, query, graph and load_candidates", (c
       // query's entity list: the facts of the entities the question names
       const question = `What about ${b}?`;
       const weights = await termWeights(db, ds.id, question);
-      const lists = await retrieveLists({ db, datasetId: ds.id, question, vector: null, asOf: null, period: null, pgvector: app.database.vector, dimensions: 256, weights });
+      const { lists } = await retrieveLists({ db, datasetId: ds.id, question, vector: null, asOf: null, period: null, pgvector: app.database.vector, dimensions: 256, weights });
       const ids = lists.entities.map((x) => x.id);
       const [{ n }] = (await queryRows<{ n: number }>(
         db,

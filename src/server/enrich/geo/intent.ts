@@ -1,7 +1,7 @@
 import * as chrono from "chrono-node";
 import { sql } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { column, queryRows, rowDecoder } from "../../db/rows";
+import type { Part } from "../../db/batch";
+import { column, rowDecoder } from "../../db/rows";
 import { nameKey } from "../../text/name-key";
 import { gazetteer } from "./gazetteer";
 import { isPlaceType } from "./resolve";
@@ -70,20 +70,30 @@ const entityRow = rowDecoder({
   country: column.nullable(column.text),
 });
 
-/** The place the question asks about, or null when it names none. */
-export async function placeAsked(db: Db, datasetId: string, question: string): Promise<PlaceAsked | null> {
+export type NamedEntity = ReturnType<typeof entityRow>;
+
+/**
+ * The SELECT of the dataset's entities the question's proper names name (its places with
+ * coordinates, and what else a name is), for placeAsked; null when the question has no proper
+ * name. query.ask sends it with the retrieval lists (query/retrieve.ts), in one statement.
+ */
+export function placeNames(datasetId: string, question: string): Part<NamedEntity> | null {
   const keys = spans(question);
   if (keys.length === 0) return null;
   const json = sql`${JSON.stringify(keys)}::jsonb`;
-  // the dataset's entities the question names: its places with coordinates, and what else a name is
-  const named = await queryRows(
-    db,
-    sql`SELECT id, name, name_key, alias_keys, type, lat, lon, country FROM gb_entities
+  return {
+    sql: sql`SELECT id, name, name_key, alias_keys, type, lat, lon, country FROM gb_entities
         WHERE dataset_id = ${datasetId}
           AND (name_key IN (SELECT jsonb_array_elements_text(${json})) OR alias_keys && ARRAY(SELECT jsonb_array_elements_text(${json})))
         ORDER BY (lat IS NOT NULL) DESC, length(name_key) DESC, id LIMIT 50`,
-    entityRow,
-  );
+    decode: entityRow,
+  };
+}
+
+/** The place the question asks about, or null when it names none; `named` is what placeNames found. */
+export async function placeAsked(question: string, named: NamedEntity[]): Promise<PlaceAsked | null> {
+  const keys = spans(question);
+  if (keys.length === 0) return null;
   const placed = (key: string) => {
     const e = named.find((r) => r.lat !== null && r.lon !== null && (r.name_key === key || r.alias_keys.includes(key)));
     return e ? { id: e.id, name: e.name, lat: e.lat!, lon: e.lon!, country: e.country } : null;

@@ -1,3 +1,5 @@
+import type { SQL } from "drizzle-orm";
+import type { Part } from "../../db/batch";
 import type { Db } from "../../db/client";
 import type { TermWeights } from "../bm25";
 import type { Period } from "../fusion";
@@ -45,9 +47,26 @@ export interface ListQuery {
   period: Period | null;
   /** the question's BM25 term weights (termWeights), fetched first: they say whether the dataset is empty */
   weights: TermWeights;
-  /** Another list's candidates for this question: each list runs once, however many lists read it. */
-  run(list: RetrievalList): Promise<Candidate[]>;
 }
 
-/** A retrieval list: its candidates for the question, best first (at most its own limit). */
-export type RetrievalList = (q: ListQuery) => Promise<Candidate[]>;
+/** A list's statement for one question, and its candidates (best first, at most its limit) from the rows. */
+export interface ListStatement {
+  part: Part<unknown>;
+  candidates(rows: unknown[]): Candidate[];
+}
+
+/** A ListStatement of rows of one type (the registry holds them all as one type). */
+export function listStatement<T>(part: Part<T>, candidates: (rows: T[]) => Candidate[]): ListStatement {
+  // the rows given back are those `part.decode` made: of type T
+  return { part, candidates: candidates as (rows: unknown[]) => Candidate[] };
+}
+
+/**
+ * A retrieval list. Most are one statement each (`statement`, null when the question gives it
+ * nothing to look for); retrieve.ts sends them all as one (db/batch.ts), and a list that reads
+ * another's rows names it in `reads` and finds them with `ref` (null when that list has no
+ * statement for this question). A list of several steps (nearby) runs on its own.
+ */
+export type RetrievalList =
+  | { reads?: readonly string[]; statement(q: ListQuery, ref: (list: string) => SQL | null): ListStatement | null }
+  | { run(q: ListQuery): Promise<Candidate[]> };

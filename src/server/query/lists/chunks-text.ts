@@ -1,7 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
-import { queryRows } from "../../db/rows";
 import { B, K1, matches, matchesBroader, tsquery } from "../bm25";
-import type { ListQuery, RetrievalList } from "./candidate";
+import { type ListQuery, listStatement, type RetrievalList } from "./candidate";
 import { chunkCandidate, chunkColumns, chunkRow, chunkTables, chunkTablesById, chunkValidity } from "./chunks";
 import { MAX_SCORED } from "./shared";
 
@@ -59,9 +58,8 @@ const WINDOW_SHARE = 2 * NEIGHBOUR_WEIGHTS.reduce((a, w) => a + w, 0);
  * per place) scored 74.3 / 57.6 on the LoCoMo dev set against 74.0 / 56.9, at about twice the
  * list's cost: see #13's note.
  */
-export const chunksText: RetrievalList = async (q) => {
-  if (!q.weights.terms.length) return [];
-  return (await queryRows(q.db, chunksTextSql(q), chunkRow)).map(chunkCandidate);
+export const chunksText: RetrievalList = {
+  statement: (q) => (q.weights.terms.length ? listStatement({ sql: chunksTextSql(q), decode: chunkRow }, (rows) => rows.map(chunkCandidate)) : null),
 };
 
 /** chunks_text's statement (the question has terms). */

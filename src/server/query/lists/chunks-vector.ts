@@ -1,24 +1,21 @@
 import { sql } from "drizzle-orm";
-import { queryRows } from "../../db/rows";
 import { cosineDistance, vectorRows } from "../../db/vector";
-import type { RetrievalList } from "./candidate";
+import { listStatement, type RetrievalList } from "./candidate";
 import { chunkCandidate, chunkColumns, chunkRow, chunkTables, chunkValidity } from "./chunks";
 import { MAX_DISTANCE, questionVector } from "./shared";
 
 const LIMIT = 30;
 
 /** chunks_vector: the chunks whose embedding is nearest the question's. */
-export const chunksVector: RetrievalList = async (q) => {
-  const v = questionVector(q);
-  if (!v) return [];
-  const distance = cosineDistance(sql`c.embedding`, v, { pgvector: q.pgvector, dimensions: q.dimensions });
-  const rows = await queryRows(
-    q.db,
-    sql`SELECT * FROM (
+export const chunksVector: RetrievalList = {
+  statement(q) {
+    const v = questionVector(q);
+    if (!v) return null;
+    const distance = cosineDistance(sql`c.embedding`, v, { pgvector: q.pgvector, dimensions: q.dimensions });
+    const statement = sql`SELECT * FROM (
           SELECT ${chunkColumns}, ${distance} AS d FROM ${chunkTables} WHERE c.dataset_id = ${q.datasetId} AND ${chunkValidity(q.asOf)} AND ${vectorRows(sql`c.embedding`, q.dimensions)}
           ORDER BY ${distance} LIMIT ${LIMIT}
-        ) n WHERE d <= ${MAX_DISTANCE}`,
-    chunkRow,
-  );
-  return rows.map(chunkCandidate);
+        ) n WHERE d <= ${MAX_DISTANCE}`;
+    return listStatement({ sql: statement, decode: chunkRow }, (rows) => rows.map(chunkCandidate));
+  },
 };

@@ -1,8 +1,7 @@
 import { sql } from "drizzle-orm";
-import { queryRows } from "../../db/rows";
 import { nameKey } from "../../text/name-key";
 import { bm25 } from "../bm25";
-import type { RetrievalList } from "./candidate";
+import { type ListQuery, type ListStatement, listStatement, type RetrievalList } from "./candidate";
 import { factCandidate, factColumns, factRow, factTables, factValidity } from "./facts";
 
 const LIMIT = 30;
@@ -20,9 +19,11 @@ export function questionSpans(question: string): string[] {
  * through their facts: facts about two of them first, then by BM25, then newest. One statement:
  * the names found (`named`, computed once: an InitPlan) and their facts.
  */
-export const entities: RetrievalList = async (q) => {
+export const entities: RetrievalList = { statement: (q) => entitiesStatement(q) };
+
+function entitiesStatement(q: ListQuery): ListStatement | null {
   const spans = questionSpans(q.question);
-  if (spans.length === 0) return [];
+  if (spans.length === 0) return null;
   const json = sql`${JSON.stringify(spans)}::jsonb`;
   // near misses ("Alise", "acme corp"): trigram-similar names, only when no name matched exactly,
   // and only for the longer one- and two-word spans (each is an index probe: nearest first on
@@ -41,9 +42,7 @@ export const entities: RetrievalList = async (q) => {
   const w = q.weights;
   // an array (the cast): ANY(SELECT …) would compare with each row
   const ids = sql`(SELECT ids FROM named)::uuid[]`;
-  const rows = await queryRows(
-    q.db,
-    sql`WITH exact AS MATERIALIZED (
+  const statement = sql`WITH exact AS MATERIALIZED (
           SELECT id FROM gb_entities
           WHERE dataset_id = ${q.datasetId}
             AND (name_key IN (SELECT jsonb_array_elements_text(${json}))
@@ -57,8 +56,6 @@ export const entities: RetrievalList = async (q) => {
         ORDER BY ((f.subject_id = ANY(${ids}))::int + (coalesce(f.object_id = ANY(${ids}), false))::int) DESC,
                  ${w.terms.length ? sql`${bm25(sql`f.sentence_tsv`, w, false)} DESC,` : sql``}
                  f.created_at DESC
-        LIMIT ${LIMIT}`,
-    factRow,
-  );
-  return rows.map(factCandidate);
-};
+        LIMIT ${LIMIT}`;
+  return listStatement({ sql: statement, decode: factRow }, (rows) => rows.map(factCandidate));
+}

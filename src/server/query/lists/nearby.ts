@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { column, queryRows, type RowDecoder, rowDecoder } from "../../db/rows";
-import type { Candidate, NearQuery, RetrievalList } from "./candidate";
+import type { Candidate, ListQuery, NearQuery, RetrievalList } from "./candidate";
 import { chunkCandidate, chunkColumns, chunkRow, chunkTables, chunkValidity } from "./chunks";
 import { factCandidate, factColumns, factRow, factTables, factValidity } from "./facts";
 import { uuidArray } from "./shared";
@@ -78,7 +78,9 @@ const nearBy =
  * without one): the current facts (or those of asOf) of the nearest entities, nearest first, and
  * for an entity of no such fact the latest chunk that mentions it. Each says how far it is.
  */
-export const nearby: RetrievalList = async (q) => {
+export const nearby: RetrievalList = { run: nearbyCandidates };
+
+async function nearbyCandidates(q: ListQuery): Promise<Candidate[]> {
   if (!q.near) return [];
   const near = await entitiesNear(q, q.near);
   if (!near.length) return [];
@@ -115,4 +117,4 @@ export const nearby: RetrievalList = async (q) => {
     for (const r of chunks) if (!out.has(`summary:${r.id}`)) out.set(`summary:${r.id}`, place(chunkCandidate(r), r.near_id));
   }
   return [...out.values()].sort((a, b) => a.distanceKm! - b.distanceKm!).slice(0, LIMIT);
-};
+}

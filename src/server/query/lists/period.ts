@@ -1,8 +1,8 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { TextSource } from "../../db/schema/graph";
-import { column, queryRows, rowDecoder } from "../../db/rows";
+import { column, rowDecoder } from "../../db/rows";
 import { bm25, tsquery } from "../bm25";
-import type { RetrievalList } from "./candidate";
+import { type ListQuery, type ListStatement, listStatement, type RetrievalList } from "./candidate";
 import { chunkCandidate, chunkValidity } from "./chunks";
 import { factCandidate, factValidity } from "./facts";
 
@@ -41,17 +41,17 @@ const periodRow = rowDecoder({
  * question names no time, and nothing of a crowded period (CROWDED). The time boost (boostNamedTime) raises what the other lists found of
  * the period; this list finds what they did not.
  */
-export const period: RetrievalList = async (q) => {
+export const period: RetrievalList = { statement: (q) => periodStatement(q) };
+
+function periodStatement(q: ListQuery): ListStatement | null {
   const p = q.period;
   const w = q.weights;
-  if (!p || !w.terms.length) return [];
+  if (!p || !w.terms.length) return null;
   const terms = sql`${tsquery(w.terms)}::tsquery`;
   const [start, end] = [p.start.toISOString(), p.end.toISOString()];
   const said = sql`coalesce(t.occurred_at, t.created_at)`;
   const score = (tsv: SQL) => bm25(tsv, w, false);
-  const rows = await queryRows(
-    q.db,
-    sql`WITH said AS (
+  const statement = sql`WITH said AS (
           SELECT t.id FROM gb_texts t WHERE t.dataset_id = ${q.datasetId} AND ${said} >= ${start}::timestamptz AND ${said} < ${end}::timestamptz LIMIT ${CROWDED + 1}
         ), held AS (
           SELECT f.id FROM gb_facts f WHERE f.dataset_id = ${q.datasetId} AND f.valid_at >= ${start}::timestamptz AND f.valid_at < ${end}::timestamptz LIMIT ${CROWDED + 1}
@@ -79,8 +79,8 @@ export const period: RetrievalList = async (q) => {
           SELECT t.source, t.occurred_at, t.created_at FROM gb_texts t WHERE t.dataset_id = ${q.datasetId} AND t.id = f.text_id OFFSET 0
         ) t
         WHERE (SELECT count(*) FROM held) <= ${CROWDED} AND f.sentence_tsv @@ ${terms} AND ${factValidity(q.asOf)}
-        ORDER BY score DESC, at DESC LIMIT ${LIMIT}`,
-    periodRow,
+        ORDER BY score DESC, at DESC LIMIT ${LIMIT}`;
+  return listStatement({ sql: statement, decode: periodRow }, (rows) =>
+    rows.map((r) => (r.kind === "fact" ? factCandidate({ ...r, subject_id: r.subject_id ?? "" }) : chunkCandidate(r))),
   );
-  return rows.map((r) => (r.kind === "fact" ? factCandidate({ ...r, subject_id: r.subject_id ?? "" }) : chunkCandidate(r)));
-};
+}

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { seedGraph } from "../../../../scripts/bench/seed";
 import { openTestDatabase } from "../../../test/db";
@@ -6,7 +7,7 @@ import type { Database } from "../../db/client";
 import { queryRows } from "../../db/rows";
 import { termWeights } from "../bm25";
 import { namedPeriod } from "../fusion";
-import type { ListQuery } from "./candidate";
+import { listsSql } from "../retrieve";
 import { memberFactsSql } from "../../enrich/series/window";
 import { chunksTextSql } from "./chunks-text";
 import { factColumns, factTables, factValidity } from "./facts";
@@ -50,12 +51,24 @@ for (const driver of ["pglite", "postgres"] as const) {
       expect(rows).toBeLessThan(20);
     });
 
+    it("the lists' one statement reads what each list chose by key", async () => {
+      const question = "What did Person3 do near Place2 in May 2024?";
+      const weights = await termWeights(database.db, fresh, question);
+      const q = { db: database.db, datasetId: fresh, question, vector: null, asOf: null, pgvector: false, dimensions: 0, period: namedPeriod(question, new Date()), weights };
+      const statement = listsSql(q);
+      // chunks_text, facts_text, entities, series_around and period, all in it
+      expect(new Set([...(statement ? new PgDialect().sqlToQuery(statement).sql.matchAll(/"part_(\w+)" AS MATERIALIZED/g) : [])].map((m) => m[1]))).toEqual(
+        new Set(["chunks_text", "facts_text", "entities", "series_around", "period"]),
+      );
+      expect(await buffers(database, statement!)).toBeLessThan(4 * BOUND);
+    });
+
     it("chunks_text reads its chosen chunks and their series neighbours by key", async () => {
       const question = "What does Person3 like near Place2?";
       const weights = await termWeights(database.db, fresh, question);
       expect(weights.terms.length).toBeGreaterThan(0);
-      const q = { db: database.db, datasetId: fresh, question, vector: null, asOf: null, pgvector: false, dimensions: 0, period: namedPeriod(question, new Date()), weights } as Omit<ListQuery, "run">;
-      expect(await buffers(database, chunksTextSql(q as ListQuery))).toBeLessThan(BOUND);
+      const q = { db: database.db, datasetId: fresh, question, vector: null, asOf: null, pgvector: false, dimensions: 0, period: namedPeriod(question, new Date()), weights };
+      expect(await buffers(database, chunksTextSql(q))).toBeLessThan(BOUND);
     });
 
     it("fetch_series reads its members' facts by key", async () => {
