@@ -2,9 +2,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { eq, sum } from "drizzle-orm";
 import { parseEnv } from "../../src/env";
 import { createApp } from "../../src/server/app";
+import type { Database } from "../../src/server/db/client";
+import { placeInCells } from "../../src/server/db/vector-cells";
 import { inferences } from "../../src/server/db/schema";
 import { ask } from "../../src/server/query/ask";
 import type { BenchDatabase } from "./databases";
+import { startBuiltinModelServer } from "./builtin-model-server";
 import { seedGraph } from "./seed";
 import { LOCAL_CALLER } from "../../src/server/auth/caller";
 
@@ -22,12 +25,37 @@ export const pct = (xs: number[], p: number) => {
 const question = (i: number, people: number) =>
   [`What does Person${(i * 37) % people + 1} like?`, `Where does Person${(i * 11) % people + 1} live?`, `Who likes w0a3f?`][i % 3]!;
 
-export async function benchQueryLatency(dbs: BenchDatabase[], sizes: number[], queries: number): Promise<string[][]> {
+/**
+ * The models a latency row asks: builtin (no embeddings: the text lists), or semantic (the openai
+ * provider against a loopback model server answering at once, the graph seeded with embeddings:
+ * the vector lists too).
+ */
+export type LatencyModels = "builtin" | "semantic";
+const EMBEDDING_DIMENSIONS = 256;
+
+export async function benchQueryLatency(dbs: BenchDatabase[], sizes: number[], queries: number, models: LatencyModels = "builtin"): Promise<string[][]> {
   const rows: string[][] = [["db", "facts", "queries", "wall p50 ms", "wall p99 ms", "overhead p50 ms", "overhead p99 ms"]];
-  for (const { name, database } of dbs) {
-    const app = await createApp({ env: parseEnv({ GB_MODELS: "builtin" }), database, worker: false });
+  const server = models === "semantic" ? await startBuiltinModelServer() : null;
+  try {
+    for (const { name, database } of dbs) rows.push(...(await latencyRows(name, database, models, sizes, queries, server?.url ?? "")));
+  } finally {
+    await server?.close();
+  }
+  return rows;
+}
+
+async function latencyRows(name: string, database: Database, models: LatencyModels, sizes: number[], queries: number, modelUrl: string): Promise<string[][]> {
+  const rows: string[][] = [];
+  const env =
+    models === "builtin"
+      ? parseEnv({ GB_MODELS: "builtin" })
+      : parseEnv({ GB_MODELS: "openai", OPENAI_API_KEY: "sk-bench", OPENAI_BASE_URL: modelUrl, GB_EMBEDDING_DIMENSIONS: String(EMBEDDING_DIMENSIONS) });
+  {
+    const app = await createApp({ env, database, worker: false });
     for (const size of sizes) {
-      const { datasetName, people } = await seedGraph(database.db, size);
+      const { datasetName, people } = await seedGraph(database.db, size, models === "semantic" ? { embeddings: EMBEDDING_DIMENSIONS } : {});
+      // without pgvector, the embeddings in their cells, as the maintenance loop leaves them once it has caught up (vector-cells.ts)
+      if (models === "semantic" && !database.vector) while ((await placeInCells(database.db, 20_000)) > 0);
       const walls: number[] = [];
       const overheads: number[] = [];
       for (let i = -20; i < queries; i++) {

@@ -10,8 +10,15 @@ import { broaderWords } from "../../src/server/text/broader";
  * 100k facts through the pipeline would take the better part of an hour): one text and chunk per
  * two facts, people and places as entities, a vocabulary of 2,000 words with a skewed
  * distribution so that full text meets common and rare terms, mentions, and the term statistics.
+ * With `embeddings` (a size), chunks and facts get embeddings of that size as a semantic provider
+ * would store them: each text near its person's direction (a topic), so that neighbours cluster
+ * as real ones do.
  */
-export async function seedGraph(db: Db, facts: number, opts: { analyze?: boolean } = {}): Promise<{ datasetName: string; datasetId: string; people: number }> {
+export async function seedGraph(
+  db: Db,
+  facts: number,
+  opts: { analyze?: boolean; embeddings?: number } = {},
+): Promise<{ datasetName: string; datasetId: string; people: number }> {
   const ds = await createDataset({ db, caller: LOCAL_CALLER, input: { name: `bench-q-${randomUUID().slice(0, 8)}` } });
   const texts = Math.ceil(facts / 2);
   const people = Math.max(10, Math.ceil(facts / 20));
@@ -49,6 +56,15 @@ export async function seedGraph(db: Db, facts: number, opts: { analyze?: boolean
       CASE k WHEN 0 THEN ${word("n")} ELSE NULL END,
       split_part(t.content, '. ', k + 1), now(), t.id, md5(t.id::text || 'c')::uuid, ${run}
     FROM (SELECT *, (row_number() OVER (ORDER BY id))::bigint AS n FROM gb_texts WHERE dataset_id = ${id}) t, generate_series(0, 1) k`);
+  if (opts.embeddings) {
+    // a person's direction plus a text's own: pseudo-random, deterministic, of the given size
+    const dims = Math.trunc(opts.embeddings);
+    const vector = (topic: string, own: string) =>
+      sql.raw(`ARRAY(SELECT (sin((${topic}) * 1000.0 + k * 12.9898) + 0.6 * sin((${own}) * 7919.0 + k * 78.233))::real FROM generate_series(1, ${dims}) k)`);
+    await db.execute(sql`UPDATE gb_chunks c SET embedding = ${vector("hashtext(t.series_key) % 97", "hashtext(c.id::text) % 100000")}
+      FROM gb_texts t WHERE c.dataset_id = ${id} AND t.dataset_id = c.dataset_id AND t.id = c.text_id`);
+    await db.execute(sql`UPDATE gb_facts f SET embedding = ${vector("hashtext(f.subject_id::text) % 97", "hashtext(f.id::text) % 100000")} WHERE f.dataset_id = ${id}`);
+  }
   await db.execute(sql`
     INSERT INTO gb_mentions (dataset_id, chunk_id, target_kind, target_id, text_id, run_id)
     SELECT dataset_id, chunk_id, 'fact', id, text_id, created_run_id FROM gb_facts WHERE dataset_id = ${id}`);

@@ -110,7 +110,9 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
   // open, migrate, default rows: under one lock, so that processes can start together (startup.ts)
   const { database: db, auth } = await initialiseDatabase(env, database);
   // statistics that keep up with a growing dataset (PGlite has no autovacuum; a server's is a minute behind): maintenance.ts
-  const maintenance = startMaintenance(db);
+  // and, where pgvector is absent and the embeddings are semantic (the vector lists run), the vector cells (vector-cells.ts)
+  const provider = createProvider(env);
+  const maintenance = startMaintenance(db, undefined, { cells: !db.vector && provider.semanticEmbeddings });
   // API keys and datasets by name, cached; revocations and deletions heard from the other processes (lookups.ts)
   const lookups = await startLookups(db);
   // GB_REDIS_URL: one client for the message cache and the limits, which the other processes share
@@ -119,7 +121,7 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
   const app: App = {
     env,
     database: db,
-    provider: createProvider(env),
+    provider,
     stageOptions: resolveStageOptions(env.GB_STAGE_MODELS),
     auth,
     rateLimits: createRateLimits(env, redis),

@@ -6,6 +6,7 @@ import { DatasetTables } from "./dataset-tables";
 import { inBackground } from "./lanes";
 import { broaderOnly, broaderWords } from "../text/broader";
 import { column, queryRows, rowDecoder } from "./rows";
+import { placeInCells } from "./vector-cells";
 
 /*
  * The planner's statistics must keep up with a dataset that grows fast. PGlite has no autovacuum,
@@ -186,10 +187,14 @@ export async function fillBroader(db: Db, batch = 200): Promise<number> {
   return done?.n ?? 0;
 }
 
-/** Fills broader words and analyzes stale tables now and every ANALYZE_EVERY_MS until stopped. */
+/**
+ * Fills broader words, places embeddings in their vector cells (with `cells`: pgvector absent,
+ * embeddings semantic) and analyzes stale tables now and every ANALYZE_EVERY_MS until stopped.
+ */
 export function startMaintenance(
   database: Database,
   everyMs = ANALYZE_EVERY_MS,
+  opts: { cells?: boolean } = {},
 ): {
   stop(): Promise<void>;
   /** a run of this process wrote into the dataset: the next pass weighs it (analyzeBehind) */
@@ -205,6 +210,8 @@ export function startMaintenance(
     busy = inBackground(async () => {
       // the broader words of chunks stored before they existed, a batch at a time behind the calls users wait on
       while (!stopped && (await fillBroader(database.db)) > 0) await turn();
+      // the vector cells where pgvector is absent: a batch per dataset and pass (vector-cells.ts)
+      if (opts.cells && !stopped) await placeInCells(database.db);
       await analyzeStale(database.db);
       if (!stopped) await analyzeBehind(database.db, behind);
     })

@@ -28,6 +28,8 @@ serve(async (msg) => {
         loadDataDir: req.loadDataDir ? new Blob([req.loadDataDir]) : undefined,
         extensions: { vector, pg_trgm, btree_gist },
       });
+      // as on a server (client.ts PLAN_CACHE_MODE): every statement planned for its own values
+      await db.exec("SET plan_cache_mode = force_custom_plan");
       statements = new PreparedStatements(db);
       return null;
     case "query": {

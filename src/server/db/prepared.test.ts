@@ -51,6 +51,12 @@ if (!url) {
       expect((await prepared(db)).filter((s) => s.includes("/* in a transaction */"))).toHaveLength(1);
     });
 
+    it("plans every statement for its own values, and never compiles one (JIT)", async () => {
+      const { db } = await connect(scratchUrl);
+      const [r] = await queryRows<{ mode: string; jit: string }>(db, sql`SELECT current_setting('plan_cache_mode') AS mode, current_setting('jit') AS jit`);
+      expect(r).toEqual({ mode: "force_custom_plan", jit: "off" });
+    });
+
     it("?prepare=false on the URL leaves them unprepared", async () => {
       const u = new URL(scratchUrl);
       u.searchParams.set("prepare", "false");

@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import {
+  bigint,
   customType,
   doublePrecision,
   index,
@@ -28,6 +29,15 @@ import { ts } from "./columns";
 const noPendingList = { fastupdate: false } as const;
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+const varbit = customType<{ data: string }>({ dataType: () => "varbit" });
+/**
+ * Where pgvector is absent, what the vector lists search by (src/server/db/vector-cells.ts): the
+ * embedding's sign bits (one per dimension, gb_sign_bits in migration 0021), kept by Postgres,
+ * and the cell the maintenance loop put it in (the nearest of its dataset's pivots by those bits;
+ * NULL until then, and where pgvector is installed).
+ */
+const embeddingBits = () => varbit("embedding_bits").generatedAlwaysAs(sql`gb_sign_bits(embedding)`);
+const embeddingCell = () => bigint("embedding_cell", { mode: "number" });
 /**
  * The English tsvector of `expr`, with "/" read as a space: PostgreSQL's parser takes
  * "artists/bands", "and/or" or "team/support" for one file-path token, so that neither word
@@ -102,6 +112,8 @@ export const chunks = pgTable(
     summary: text("summary").notNull(),
     tokenCount: integer("token_count").notNull(),
     embedding: real("embedding").array(),
+    embeddingBits: embeddingBits(),
+    embeddingCell: embeddingCell(),
     createdAt: ts("created_at").notNull(),
     searchTsv: englishTsv("search_tsv", sql`coalesce(summary, '') || ' ' || content`),
     /**
@@ -121,6 +133,8 @@ export const chunks = pgTable(
     index("gb_chunks_broader_tsv_idx").using("gin", t.broaderTsv).with(noPendingList),
     // the maintenance loop: chunks whose broader words are still to compute
     index("gb_chunks_broader_todo_idx").on(t.datasetId).where(sql`broader IS NULL`),
+    // the vector lists without pgvector: a cell's rows, and those not in a cell yet (NULL)
+    index("gb_chunks_embedding_cell_idx").on(t.datasetId, t.embeddingCell),
   ],
 );
 
@@ -195,6 +209,8 @@ export const facts = pgTable(
     /** the fact that replaced this one, when one did */
     invalidatedBy: uuid("invalidated_by"),
     embedding: real("embedding").array(),
+    embeddingBits: embeddingBits(),
+    embeddingCell: embeddingCell(),
     sentenceTsv: englishTsv("sentence_tsv", sql`sentence`),
   },
   (t) => [
@@ -212,6 +228,8 @@ export const facts = pgTable(
     // changes: what a run created and what it invalidated
     index("gb_facts_created_run_idx").on(t.datasetId, t.createdRunId),
     index("gb_facts_invalidated_run_idx").on(t.datasetId, t.invalidatedRunId),
+    // the vector lists without pgvector: a cell's rows, and those not in a cell yet (NULL)
+    index("gb_facts_embedding_cell_idx").on(t.datasetId, t.embeddingCell),
   ],
 );
 
@@ -259,3 +277,26 @@ export const searchStats = pgTable("gb_search_stats", {
   /** lexemes summed over chunks (length(search_tsv)), for the average chunk length */
   lexemes: integer("lexemes").notNull(),
 });
+
+/**
+ * Where pgvector is absent: the pivots of a dataset's chunk or fact embeddings, rows of its own
+ * chosen at random (their sign bits), each the centre of a cell (src/server/db/vector-cells.ts).
+ * A generation is chosen when the dataset has enough rows, and again when it has grown fourfold
+ * (`rows`: how many it had then); the rows of an older generation's cells are moved to the new
+ * one's a batch at a time, and the older pivots are deleted once none is left in them.
+ */
+export const vectorPivots = pgTable(
+  "gb_vector_pivots",
+  {
+    datasetId: uuid("dataset_id").notNull(),
+    /** the cell's id (embedding_cell): later generations' are greater */
+    id: bigint("id", { mode: "number" }).generatedAlwaysAsIdentity(),
+    /** "chunk" or "fact" */
+    kind: text("kind").notNull(),
+    generation: integer("generation").notNull(),
+    /** the dataset's rows of that kind when the generation was chosen */
+    rows: integer("rows").notNull(),
+    bits: varbit("bits").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.datasetId, t.id] }), index("gb_vector_pivots_kind_idx").on(t.datasetId, t.kind, t.generation)],
+);

@@ -1,8 +1,7 @@
 import { sql } from "drizzle-orm";
-import { cosineDistance, vectorRows } from "../../db/vector";
 import { listStatement, type RetrievalList } from "./candidate";
 import { chunkCandidate, chunkColumns, chunkRow, chunkTables, chunkValidity } from "./chunks";
-import { MAX_DISTANCE, questionVector } from "./shared";
+import { nearestSql, questionVector } from "./shared";
 
 const LIMIT = 30;
 
@@ -11,11 +10,14 @@ export const chunksVector: RetrievalList = {
   statement(q) {
     const v = questionVector(q);
     if (!v) return null;
-    const distance = cosineDistance(sql`c.embedding`, v, { pgvector: q.pgvector, dimensions: q.dimensions });
-    const statement = sql`SELECT * FROM (
-          SELECT ${chunkColumns}, ${distance} AS d FROM ${chunkTables} WHERE c.dataset_id = ${q.datasetId} AND ${chunkValidity(q.asOf)} AND ${vectorRows(sql`c.embedding`, q.dimensions)}
-          ORDER BY ${distance} LIMIT ${LIMIT}
-        ) n WHERE d <= ${MAX_DISTANCE}`;
+    const statement = nearestSql(q, v, {
+      kind: "chunk",
+      alias: sql`c`,
+      columns: chunkColumns,
+      from: chunkTables,
+      where: sql`c.dataset_id = ${q.datasetId} AND ${chunkValidity(q.asOf)}`,
+      limit: LIMIT,
+    });
     return listStatement({ sql: statement, decode: chunkRow }, (rows) => rows.map(chunkCandidate));
   },
 };

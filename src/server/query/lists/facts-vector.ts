@@ -1,8 +1,7 @@
 import { sql } from "drizzle-orm";
-import { cosineDistance, vectorRows } from "../../db/vector";
 import { listStatement, type RetrievalList } from "./candidate";
 import { factCandidate, factColumns, factRow, factTables, factValidity } from "./facts";
-import { MAX_DISTANCE, questionVector } from "./shared";
+import { nearestSql, questionVector } from "./shared";
 
 const LIMIT = 30;
 
@@ -11,11 +10,14 @@ export const factsVector: RetrievalList = {
   statement(q) {
     const v = questionVector(q);
     if (!v) return null;
-    const distance = cosineDistance(sql`f.embedding`, v, { pgvector: q.pgvector, dimensions: q.dimensions });
-    const statement = sql`SELECT * FROM (
-          SELECT ${factColumns}, ${distance} AS d FROM ${factTables} WHERE f.dataset_id = ${q.datasetId} AND ${factValidity(q.asOf)} AND ${vectorRows(sql`f.embedding`, q.dimensions)}
-          ORDER BY ${distance} LIMIT ${LIMIT}
-        ) n WHERE d <= ${MAX_DISTANCE}`;
+    const statement = nearestSql(q, v, {
+      kind: "fact",
+      alias: sql`f`,
+      columns: factColumns,
+      from: factTables,
+      where: sql`f.dataset_id = ${q.datasetId} AND ${factValidity(q.asOf)}`,
+      limit: LIMIT,
+    });
     return listStatement({ sql: statement, decode: factRow }, (rows) => rows.map(factCandidate));
   },
 };

@@ -1,4 +1,6 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
+import { cellSearch, RESCORE, type VectorKind } from "../../db/vector-cells";
+import { cosineDistance, vectorRows } from "../../db/vector";
 import type { ListQuery } from "./candidate";
 
 /** A uuid[] parameter (uuids need no quoting in an array literal). */
@@ -21,4 +23,29 @@ export const MAX_DISTANCE = 0.75;
 export function questionVector(q: ListQuery): number[] | null {
   const v = q.vector;
   return v && v.length === q.dimensions && v.some((x) => x !== 0) ? v : null;
+}
+
+/**
+ * A vector list's statement: the rows of `from` (whose embedding is `alias`.embedding) that
+ * `where` keeps, nearest the question's vector `v` first, at most `limit`, none further than
+ * MAX_DISTANCE; `columns` and their distance `d`. With pgvector, the HNSW index orders them;
+ * without, the rows of the question's cells are ordered by their sign bits and the nearest
+ * RESCORE × limit of those by the cosine (db/vector-cells.ts).
+ */
+export function nearestSql(q: ListQuery, v: number[], o: { kind: VectorKind; alias: SQL; columns: SQL; from: SQL; where: SQL; limit: number }): SQL {
+  const embedding = sql`${o.alias}.embedding`;
+  const opts = { pgvector: q.pgvector, dimensions: q.dimensions };
+  const where = sql`${o.where} AND ${vectorRows(embedding, q.dimensions)}`;
+  if (q.pgvector) {
+    const distance = cosineDistance(embedding, v, opts);
+    return sql`SELECT * FROM (
+          SELECT ${o.columns}, ${distance} AS d FROM ${o.from} WHERE ${where} ORDER BY ${distance} LIMIT ${o.limit}
+        ) n WHERE d <= ${MAX_DISTANCE}`;
+  }
+  const cells = cellSearch(o.alias, o.kind, q.datasetId, v);
+  return sql`SELECT * FROM (
+        SELECT *, ${cosineDistance(sql`h.gb_embedding`, v, opts)} AS d FROM (
+          SELECT ${o.columns}, ${embedding} AS gb_embedding FROM ${o.from} WHERE ${where} AND ${cells.where} ORDER BY ${cells.order} LIMIT ${RESCORE * o.limit}
+        ) h ORDER BY d LIMIT ${o.limit}
+      ) n WHERE d <= ${MAX_DISTANCE}`;
 }

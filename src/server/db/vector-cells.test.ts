@@ -1,0 +1,158 @@
+import { sql } from "drizzle-orm";
+import { beforeAll, expect, it } from "vitest";
+import { seedGraph } from "../../../scripts/bench/seed";
+import { describeEachDriver } from "../../test/db";
+import { retrieveList } from "../query/retrieve";
+import { termWeights } from "../query/bm25";
+import { MAX_DISTANCE } from "../query/lists/shared";
+import { column, queryRows, rowDecoder } from "./rows";
+import { CELL_ROWS, cellSearch, MIN_ROWS, PROBE, placeInCells } from "./vector-cells";
+
+/*
+ * The vector lists where pgvector is absent (vector-cells.ts), on both drivers (PGlite has
+ * pgvector, but the fallback runs on it as on a server without: the lists are asked with
+ * pgvector false). The embeddings are the bench's (scripts/bench/seed.ts): each near its
+ * subject's direction, so that neighbours cluster as real ones do.
+ */
+
+const DIMS = 256;
+const vectorRow = rowDecoder({ id: column.text, embedding: column.json<number[]>() });
+const idRow = rowDecoder({ id: column.text });
+const countRow = rowDecoder({ n: column.int });
+
+describeEachDriver("vector search without pgvector: sign bits and cells", (ctx) => {
+  let datasetId: string;
+  /** the embeddings of some facts, a little moved: the questions */
+  let questions: number[][];
+
+  beforeAll(async () => {
+    const db = ctx().database.db;
+    datasetId = (await seedGraph(db, 4 * MIN_ROWS, { embeddings: DIMS })).datasetId;
+    const picked = await queryRows(db, sql`SELECT id, to_json(embedding) AS embedding FROM gb_facts WHERE dataset_id = ${datasetId} ORDER BY id LIMIT 12`, vectorRow);
+    questions = picked.map((r, i) => r.embedding.map((x, k) => x + 0.3 * Math.sin(i * 31 + k * 7)));
+  }, 120_000);
+
+  /** facts_vector's ids for a question, without pgvector */
+  async function factsVector(v: number[]): Promise<string[]> {
+    const db = ctx().database.db;
+    const q = { db, datasetId, question: "x", vector: v, asOf: null, pgvector: false, dimensions: DIMS, period: null, weights: await termWeights(db, datasetId, "x") };
+    return (await retrieveList("facts_vector", q)).map((c) => c.id);
+  }
+
+  /** the exact answer: the 30 nearest current facts by cosine, within MAX_DISTANCE */
+  async function exact(v: number[]): Promise<string[]> {
+    const rows = await queryRows(
+      ctx().database.db,
+      sql`SELECT id FROM (SELECT id, gb_cosine_distance(embedding, ${`{${v.join(",")}}`}::real[]) AS d FROM gb_facts
+          WHERE dataset_id = ${datasetId} AND expired_at IS NULL AND embedding IS NOT NULL ORDER BY d LIMIT 30) n WHERE d <= ${MAX_DISTANCE}`,
+      idRow,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** the share of the exact answers the fallback found, over the questions */
+  async function recall(): Promise<number> {
+    let found = 0;
+    let wanted = 0;
+    for (const v of questions) {
+      const [got, want] = [new Set(await factsVector(v)), await exact(v)];
+      wanted += want.length;
+      found += want.filter((id) => got.has(id)).length;
+    }
+    return found / wanted;
+  }
+
+  const cells = async () =>
+    (await queryRows(ctx().database.db, sql`SELECT count(*)::int AS n FROM gb_vector_pivots WHERE dataset_id = ${datasetId} AND kind = 'fact'`, countRow))[0]!.n;
+  const unplaced = async () =>
+    (await queryRows(ctx().database.db, sql`SELECT count(*)::int AS n FROM gb_facts WHERE dataset_id = ${datasetId} AND embedding_cell IS NULL`, countRow))[0]!.n;
+
+  it("keeps each embedding's sign bits, as signBits reads a vector", async () => {
+    const [r] = await queryRows(
+      ctx().database.db,
+      sql`SELECT count(*)::int AS n FROM gb_facts WHERE dataset_id = ${datasetId} AND length(embedding_bits) = ${DIMS}`,
+      countRow,
+    );
+    expect(r!.n).toBe(4 * MIN_ROWS);
+  });
+
+  it("finds the nearest facts by bits alone before any cell exists, then in cells: each question reads a few cells, and recall stays", async () => {
+    const db = ctx().database.db;
+    const before = await recall();
+    expect(await cells()).toBe(0);
+    let passes = 0;
+    while ((await placeInCells(db)) > 0) passes++;
+    expect(passes).toBeGreaterThanOrEqual(2); // a batch at a time
+    expect(await unplaced()).toBe(0);
+    expect(await cells()).toBe(Math.ceil((4 * MIN_ROWS) / CELL_ROWS));
+    const after = await recall();
+    console.log(`facts_vector without pgvector, ${4 * MIN_ROWS} facts: recall of the exact 30 nearest ${before.toFixed(3)} by bits alone, ${after.toFixed(3)} in cells`);
+    expect(before).toBeGreaterThanOrEqual(0.9);
+    expect(after).toBeGreaterThanOrEqual(0.8);
+    // what one question reads: its PROBE cells, a small part of the dataset
+    const { where } = cellSearch(sql`f`, "fact", datasetId, questions[0]!);
+    const [read] = await queryRows(db, sql`SELECT count(*)::int AS n FROM gb_facts f WHERE f.dataset_id = ${datasetId} AND ${where}`, countRow);
+    expect(read!.n).toBeGreaterThan(0);
+    expect(read!.n).toBeLessThan(PROBE * CELL_ROWS * 3);
+    expect(read!.n).toBeLessThan(4 * MIN_ROWS / 2);
+  });
+
+  it("a fact stored since the last pass is found before it is placed", async () => {
+    const db = ctx().database.db;
+    const [f] = await queryRows(db, sql`SELECT id, to_json(embedding) AS embedding FROM gb_facts WHERE dataset_id = ${datasetId} ORDER BY id DESC LIMIT 1`, vectorRow);
+    // as if new: out of its cell, and the question its own embedding
+    await db.execute(sql`UPDATE gb_facts SET embedding_cell = NULL WHERE dataset_id = ${datasetId} AND id = ${f!.id}`);
+    expect(await factsVector(f!.embedding)).toContain(f!.id);
+    expect(await placeInCells(db)).toBe(1);
+    expect(await factsVector(f!.embedding)).toContain(f!.id);
+  });
+});
+
+describeEachDriver("vector cells: a dataset that grows fourfold gets new ones", (ctx) => {
+  it("chooses a new generation, moves the rows a batch at a time while both are read, then deletes the old pivots", async () => {
+    const db = ctx().database.db;
+    const { datasetId } = await seedGraph(db, 4 * MIN_ROWS, { embeddings: DIMS });
+    // a quarter of the facts first: their embeddings kept aside, as if not yet remembered
+    await db.execute(sql`CREATE TABLE gb_test_later AS SELECT id, embedding FROM gb_facts WHERE dataset_id = ${datasetId} ORDER BY id OFFSET ${MIN_ROWS}`);
+    try {
+      await db.execute(sql`UPDATE gb_facts f SET embedding = NULL FROM gb_test_later l WHERE f.dataset_id = ${datasetId} AND f.id = l.id`);
+      while ((await placeInCells(db)) > 0);
+      const generations = async () =>
+        (
+          await queryRows(
+            db,
+            sql`SELECT generation AS n FROM gb_vector_pivots WHERE dataset_id = ${datasetId} AND kind = 'fact' GROUP BY generation ORDER BY generation`,
+            countRow,
+          )
+        ).map((r) => r.n);
+      expect(await generations()).toEqual([1]);
+      // the rest arrive: four times the rows the pivots were chosen at
+      await db.execute(sql`UPDATE gb_facts f SET embedding = l.embedding FROM gb_test_later l WHERE f.dataset_id = ${datasetId} AND f.id = l.id`);
+      expect(await placeInCells(db, 500)).toBe(500);
+      expect(await generations()).toEqual([1, 2]);
+      // meanwhile a fact still in a first-generation cell is found by its own embedding
+      const [old] = await queryRows(
+        db,
+        sql`SELECT f.id, to_json(f.embedding) AS embedding FROM gb_facts f JOIN gb_vector_pivots p ON p.dataset_id = f.dataset_id AND p.id = f.embedding_cell
+            WHERE f.dataset_id = ${datasetId} AND p.generation = 1 LIMIT 1`,
+        vectorRow,
+      );
+      expect(old).toBeDefined();
+      const q = { db, datasetId, question: "x", vector: old!.embedding, asOf: null, pgvector: false, dimensions: DIMS, period: null, weights: await termWeights(db, datasetId, "x") };
+      expect((await retrieveList("facts_vector", q)).map((c) => c.id)).toContain(old!.id);
+      while ((await placeInCells(db, 500)) > 0);
+      expect(await generations()).toEqual([2]);
+      const [pivots] = await queryRows(db, sql`SELECT count(*)::int AS n FROM gb_vector_pivots WHERE dataset_id = ${datasetId} AND kind = 'fact'`, countRow);
+      expect(pivots!.n).toBe(Math.ceil((4 * MIN_ROWS) / CELL_ROWS));
+      const [stray] = await queryRows(
+        db,
+        sql`SELECT count(*)::int AS n FROM gb_facts f WHERE f.dataset_id = ${datasetId}
+            AND NOT EXISTS (SELECT 1 FROM gb_vector_pivots p WHERE p.dataset_id = f.dataset_id AND p.id = f.embedding_cell)`,
+        countRow,
+      );
+      expect(stray!.n).toBe(0);
+    } finally {
+      await db.execute(sql`DROP TABLE gb_test_later`);
+    }
+  });
+});
