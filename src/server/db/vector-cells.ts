@@ -19,8 +19,8 @@ import { column, queryRows, rowDecoder } from "./rows";
  *
  * So a question reads about PROBE × CELL_ROWS rows however large the dataset, up to MAX_PIVOTS
  * cells. When the dataset has grown fourfold since its pivots were chosen, a new generation is
- * chosen; the rows of the older cells move a batch at a time, and a question probes the pivots of
- * both generations meanwhile, so every row stays reachable. The cells are recall traded for
+ * chosen; the rows of the older cells move a batch at a time, and a question probes the PROBE
+ * nearest pivots of each generation meanwhile, so every row stays reachable. The cells are recall traded for
  * speed, as pgvector's HNSW index is: see vector-cells.test.ts for the recall measured.
  */
 
@@ -53,9 +53,14 @@ export function signBits(v: readonly number[]): string {
  */
 export function cellSearch(alias: SQL, kind: VectorKind, datasetId: string, vector: readonly number[]): { where: SQL; order: SQL } {
   const bits = sql`${signBits(vector)}::varbit`;
-  const probe = sql`ARRAY(SELECT p.id FROM gb_vector_pivots p
-      WHERE p.dataset_id = ${datasetId} AND p.kind = ${kind} AND length(p.bits) = ${vector.length}::int
-      ORDER BY bit_count(p.bits # ${bits}) LIMIT ${PROBE})`;
+  // the nearest cells of each generation (two while rows move to a new one): a row still in an
+  // older cell is found by that generation's pivots, which a newer, denser one would crowd out
+  const probe = sql`ARRAY(SELECT x.id FROM (SELECT DISTINCT generation FROM gb_vector_pivots WHERE dataset_id = ${datasetId} AND kind = ${kind}) g
+      CROSS JOIN LATERAL (
+        SELECT p.id FROM gb_vector_pivots p
+        WHERE p.dataset_id = ${datasetId} AND p.kind = ${kind} AND p.generation = g.generation AND length(p.bits) = ${vector.length}::int
+        ORDER BY bit_count(p.bits # ${bits}) LIMIT ${PROBE}
+      ) x)`;
   return {
     where: sql`(${alias}.embedding_cell IS NULL OR ${alias}.embedding_cell = ${NO_CELL} OR ${alias}.embedding_cell = ANY(${probe}))`,
     order: sql`bit_count(${alias}.embedding_bits # ${bits})`,

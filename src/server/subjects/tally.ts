@@ -28,6 +28,8 @@ export type RedactedTable = (typeof RedactedTables)[number];
  */
 export const HoldsNoSubjectData: Readonly<Record<string, string>> = {
   gb_search_stats: "two totals per dataset (chunks, lexemes) and no text; a purge lowers them to match the chunks left",
+  gb_vector_pivots:
+    "the sign bits (one per dimension) of embeddings of rows chosen at random, copied and not linked to any row: no text can be read back from them; the purged rows leave their cells with themselves (db/vector-cells.ts)",
 };
 
 export type Tally<K extends string> = Record<K, number>;

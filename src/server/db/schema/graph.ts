@@ -135,6 +135,8 @@ export const chunks = pgTable(
     index("gb_chunks_broader_todo_idx").on(t.datasetId).where(sql`broader IS NULL`),
     // the vector lists without pgvector: a cell's rows, and those not in a cell yet (NULL)
     index("gb_chunks_embedding_cell_idx").on(t.datasetId, t.embeddingCell),
+    // the maintenance loop: embeddings still to place in a cell (vector-cells.ts), without reading the rest
+    index("gb_chunks_embedding_todo_idx").on(t.datasetId).where(sql`embedding_cell IS NULL AND embedding_bits IS NOT NULL`),
   ],
 );
 
@@ -230,6 +232,8 @@ export const facts = pgTable(
     index("gb_facts_invalidated_run_idx").on(t.datasetId, t.invalidatedRunId),
     // the vector lists without pgvector: a cell's rows, and those not in a cell yet (NULL)
     index("gb_facts_embedding_cell_idx").on(t.datasetId, t.embeddingCell),
+    // the maintenance loop: embeddings still to place in a cell (vector-cells.ts), without reading the rest
+    index("gb_facts_embedding_todo_idx").on(t.datasetId).where(sql`embedding_cell IS NULL AND embedding_bits IS NOT NULL`),
   ],
 );
 

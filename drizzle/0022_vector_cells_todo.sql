@@ -1,0 +1,2 @@
+CREATE INDEX "gb_chunks_embedding_todo_idx" ON "gb_chunks" USING btree ("dataset_id") WHERE embedding_cell IS NULL AND embedding_bits IS NOT NULL;--> statement-breakpoint
+CREATE INDEX "gb_facts_embedding_todo_idx" ON "gb_facts" USING btree ("dataset_id") WHERE embedding_cell IS NULL AND embedding_bits IS NOT NULL;
