@@ -95,7 +95,7 @@ describeEachDriver("vector search without pgvector: sign bits and cells", (ctx) 
     expect(read!.n).toBeGreaterThan(0);
     expect(read!.n).toBeLessThan(PROBE * CELL_ROWS * 3);
     expect(read!.n).toBeLessThan(4 * MIN_ROWS / 2);
-  });
+  }, 120_000);
 
   it("a fact stored since the last pass is found before it is placed", async () => {
     const db = ctx().database.db;
@@ -154,5 +154,5 @@ describeEachDriver("vector cells: a dataset that grows fourfold gets new ones", 
     } finally {
       await db.execute(sql`DROP TABLE gb_test_later`);
     }
-  });
+  }, 120_000);
 });

@@ -366,26 +366,24 @@ describeEachDriver("query", (ctx) => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(before.status).toBe("started");
-    let answered = 0;
+    let lastAnswered = 0;
     const asks = Array.from({ length: 50 }, () =>
       api.query.ask({ dataset: ds.name, question: "Where does Erin live?" }).then((a) => {
-        answered += 1;
+        lastAnswered = Date.now();
         return a;
       }),
     );
-    // Read after every query was sent: if it reads "started" while some query is still
-    // unanswered, the run was in progress while the queries ran (an order, not a time).
-    const during = await run();
-    const unansweredThen = 50 - answered;
     const answers = await Promise.all(asks);
-    expect(during.status).toBe("started");
-    expect(unansweredThen).toBeGreaterThan(0);
     expect(answers.every((a) => /Quito/.test(a.answer))).toBe(true);
     const runs = await api.runs.query.list({ dataset: ds.name, limit: 100 });
     expect(runs.counts.succeeded).toBe(50);
     // and the run the queries overlapped ends well, every chunk stored
     expect((await app.remember.waitFor(pending.rememberRunId, 60_000)).status).toBe("succeeded");
     const after = await run();
+    // started before the first query was sent (above) and finished after the last was answered:
+    // in progress while they all ran (a query answered in one statement no longer leaves a read
+    // made after sending them room to come back before the last answer, on PGlite's one queue)
+    expect(after.finishedAt!.getTime()).toBeGreaterThan(lastAnswered);
     expect(after.progress?.chunksTotal).toBeGreaterThan(1);
     expect(after.progress?.chunksDone).toBe(after.progress?.chunksTotal);
   });
