@@ -58,10 +58,17 @@ export function tsquery(terms: Term[]): string {
   return terms.map((t) => `'${t.lexeme.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`).join(" | ");
 }
 
+const rareAt = (w: TermWeights) => Math.max(1, w.chunks * COMMON);
+
 /** The terms that select rows: the rare ones, or the three rarest if every term is common. */
 export function selecting(w: TermWeights): Term[] {
-  const rare = w.terms.filter((t) => t.df <= Math.max(1, w.chunks * COMMON));
+  const rare = w.terms.filter((t) => t.df <= rareAt(w));
   return rare.length > 0 ? rare : w.terms.slice(0, 3);
+}
+
+/** Whether no term of the question is rare, as a word said or as a broader one (nothing it asks is rare). */
+export function onlyCommon(w: TermWeights): boolean {
+  return !w.terms.some((t) => t.df <= rareAt(w) || (t.bdf > 0 && t.df + t.bdf <= rareAt(w)));
 }
 
 /** `column @@ <selecting terms>`: the rows worth scoring. */
@@ -74,7 +81,7 @@ export function matches(column: SQL, w: TermWeights): SQL {
  * broader word, rare counting those too; false when there are none.
  */
 export function matchesBroader(column: SQL, w: TermWeights): SQL {
-  const rare = w.terms.filter((t) => t.bdf > 0 && t.df + t.bdf <= Math.max(1, w.chunks * COMMON));
+  const rare = w.terms.filter((t) => t.bdf > 0 && t.df + t.bdf <= rareAt(w));
   return rare.length ? sql`${column} @@ ${tsquery(rare)}::tsquery` : sql`false`;
 }
 

@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { B, K1, matches, matchesBroader, tsquery } from "../bm25";
 import { type ListQuery, listStatement, type RetrievalList } from "./candidate";
 import { chunkCandidate, chunkColumns, chunkRow, chunkTables, chunkTablesById, chunkValidity } from "./chunks";
-import { MAX_SCORED } from "./shared";
+import { maxScored } from "./shared";
 
 const LIMIT = 30;
 /** the places kept before the validity check (twice what the list keeps) */
@@ -51,7 +51,7 @@ const WINDOW_SHARE = 2 * NEIGHBOUR_WEIGHTS.reduce((a, w) => a + w, 0);
  * too, at its weight times BROADER.
  *
  * So that the cost does not grow with the dataset, what a place's window holds is read from the
- * chunks that hold a rare question term (at most MAX_SCORED), and of those only the best hundred
+ * chunks that hold a rare question term (at most maxScored), and of those only the best hundred
  * by their own BM25 (LEND_FROM) lend their terms around them; a place's own length is its text's
  * when it holds a term, else the average, and its neighbours' lengths are taken as the average
  * (a place at the start of its series has fewer of them). Reading the neighbours exactly (a probe
@@ -91,7 +91,7 @@ export function chunksTextSql(q: ListQuery): SQL {
         m AS (
           SELECT c.id, t.series_key AS sk, t.series_position AS pos, c.search_tsv AS tsv, c.broader_tsv AS btsv FROM ${chunkTables}
           WHERE c.dataset_id = ${q.datasetId} AND ${chunkValidity(q.asOf)} AND (${matches(sql`c.search_tsv`, w)} OR ${matchesBroader(sql`c.broader_tsv`, w)})
-          LIMIT ${MAX_SCORED}
+          LIMIT ${maxScored(w)}
         ), mt AS (
           -- each matched chunk's terms: 1 for a word it says, BROADER for one broader than a word it says
           SELECT m.id, m.sk, m.pos, length(m.tsv) AS len, q.i, CASE q.kind WHEN 0 THEN 1 ELSE ${BROADER}::float8 END AS tf
@@ -115,11 +115,15 @@ export function chunksTextSql(q: ListQuery): SQL {
           -- beyond the best hundred, or found only through its neighbours, as if it held none)
           -- and those lent to them, lengths taken as the average
           SELECT NULL::uuid AS id, p.sk, p.pos,
-                 sum(${bm25(sql`p.tf`, sql`coalesce(l.len, ${avgLen}) + (${sql.raw(String(WINDOW_SHARE))} - ${missing}) * ${avgLen}`, sql`${sql.raw(String(1 + WINDOW_SHARE))} * ${avgLen}`)}) AS s
+                 sum(${bm25(sql`p.tf`, sql`coalesce(p.len, ${avgLen}) + (${sql.raw(String(WINDOW_SHARE))} - ${missing}) * ${avgLen}`, sql`${sql.raw(String(1 + WINDOW_SHARE))} * ${avgLen}`)}) AS s
           FROM (
-            SELECT sk, pos, i, sum(tf) AS tf FROM (SELECT sk, pos, i, tf FROM held UNION ALL SELECT * FROM lent) x GROUP BY sk, pos, i
+            -- a place's length: that of its own text where it is one of those held (a window, not a
+            -- join: the planner cannot count a CTE's rows and chose a nested loop over them)
+            SELECT sk, pos, i, tf, max(len) OVER (PARTITION BY sk, pos) AS len FROM (
+              SELECT sk, pos, i, sum(tf) AS tf, max(len) AS len
+              FROM (SELECT sk, pos, i, tf, len FROM held UNION ALL SELECT sk, pos, i, tf, NULL FROM lent) x GROUP BY sk, pos, i
+            ) y
           ) p JOIN q ON q.i = p.i
-          LEFT JOIN (SELECT sk, pos, max(len) AS len FROM held GROUP BY sk, pos) l ON l.sk = p.sk AND l.pos = p.pos
           GROUP BY p.sk, p.pos
           UNION ALL
           -- the chunks of texts in no series, by their own terms alone

@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { cellSearch, RESCORE, type VectorKind } from "../../db/vector-cells";
 import { cosineDistance, vectorRows } from "../../db/vector";
+import { onlyCommon, type TermWeights } from "../bm25";
 import type { ListQuery } from "./candidate";
 
 /** A uuid[] parameter (uuids need no quoting in an array literal). */
@@ -12,6 +13,17 @@ export const uuidArray = (ids: string[]) => sql`${`{${ids.join(",")}}`}::uuid[]`
  * good an answer to such a question.
  */
 export const MAX_SCORED = 3000;
+
+/**
+ * The most a text list scores when no question term is rare (each in more than a fifth of the
+ * chunks: "Who likes it?"). Such terms rank a row by little more than its length, so a sample
+ * six times smaller answers as well, and the list costs a sixth (a fifth of the chunks of the
+ * LoCoMo conversations is under a hundred: there the bound is never reached).
+ */
+export const MAX_SCORED_COMMON = 500;
+
+/** The most full-text matches a text list scores for the question's terms. */
+export const maxScored = (w: TermWeights) => (onlyCommon(w) ? MAX_SCORED_COMMON : MAX_SCORED);
 
 /**
  * Embedding neighbours further than this (cosine distance; 1 = unrelated) are not candidates:

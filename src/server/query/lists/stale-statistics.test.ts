@@ -5,12 +5,13 @@ import { seedGraph } from "../../../../scripts/bench/seed";
 import { openTestDatabase } from "../../../test/db";
 import type { Database } from "../../db/client";
 import { queryRows } from "../../db/rows";
-import { termWeights } from "../bm25";
+import { onlyCommon, termWeights } from "../bm25";
 import { namedPeriod } from "../fusion";
 import { listsSql } from "../retrieve";
 import { memberFactsSql } from "../../enrich/series/window";
 import { chunksTextSql } from "./chunks-text";
 import { factColumns, factTables, factValidity } from "./facts";
+import { MAX_SCORED_COMMON, maxScored } from "./shared";
 
 /*
  * A dataset new beside a large one is, to the planner, a dataset_id its statistics have never
@@ -23,11 +24,24 @@ import { factColumns, factTables, factValidity } from "./facts";
 /** a keyed plan reads tens of thousands of buffers here; a nested one read 22 million (chunks_text) */
 const BOUND = 500_000;
 
-/** shared buffers (hit or read) a statement touches, by EXPLAIN (ANALYZE, BUFFERS) */
-async function buffers(database: Database, statement: ReturnType<typeof sql>): Promise<number> {
+interface PlanNode {
+  "Relation Name"?: string;
+  "Actual Rows": number;
+  "Shared Hit Blocks"?: number;
+  "Shared Read Blocks"?: number;
+  Plans?: PlanNode[];
+}
+
+/** a statement's plan, run (EXPLAIN (ANALYZE, BUFFERS)) */
+async function analyzed(database: Database, statement: ReturnType<typeof sql>): Promise<PlanNode> {
   const [row] = await queryRows<Record<string, unknown>>(database.db, sql`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${statement}`);
   const raw = Object.values(row!)[0];
-  const plan = ((typeof raw === "string" ? JSON.parse(raw) : raw) as [{ Plan: Record<string, number> }])[0].Plan;
+  return ((typeof raw === "string" ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }])[0].Plan;
+}
+
+/** shared buffers (hit or read) a statement touches */
+async function buffers(database: Database, statement: ReturnType<typeof sql>): Promise<number> {
+  const plan = await analyzed(database, statement);
   return (plan["Shared Hit Blocks"] ?? 0) + (plan["Shared Read Blocks"] ?? 0);
 }
 
@@ -69,6 +83,24 @@ for (const driver of ["pglite", "postgres"] as const) {
       expect(weights.terms.length).toBeGreaterThan(0);
       const q = { db: database.db, datasetId: fresh, question, vector: null, asOf: null, pgvector: false, dimensions: 0, period: namedPeriod(question, new Date()), weights };
       expect(await buffers(database, chunksTextSql(q))).toBeLessThan(BOUND);
+    });
+
+    it("a question of only common words scores a sample of what it matches (maxScored), not every match", async () => {
+      const question = "Who likes it?";
+      const weights = await termWeights(database.db, fresh, question);
+      // the premise: its one term is in every chunk, more of them than the sample
+      expect(onlyCommon(weights)).toBe(true);
+      expect(weights.terms.map((t) => t.df)).toEqual([weights.chunks]);
+      expect(weights.chunks).toBeGreaterThan(MAX_SCORED_COMMON);
+      expect(maxScored(weights)).toBe(MAX_SCORED_COMMON);
+      const q = { db: database.db, datasetId: fresh, question, vector: null, asOf: null, pgvector: false, dimensions: 0, period: namedPeriod(question, new Date()), weights };
+      const plan = await analyzed(database, listsSql(q)!);
+      // the most rows any read of chunks or facts returned (each loop's rows)
+      const most = (n: PlanNode): number =>
+        Math.max(["gb_chunks", "gb_facts"].includes(n["Relation Name"] ?? "") ? n["Actual Rows"] : 0, ...(n.Plans ?? []).map(most));
+      expect(most(plan)).toBe(MAX_SCORED_COMMON);
+      // a question with a rare term is not sampled so
+      expect(onlyCommon(await termWeights(database.db, fresh, "Who likes Person3?"))).toBe(false);
     });
 
     it("fetch_series reads its members' facts by key", async () => {
