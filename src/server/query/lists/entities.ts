@@ -42,11 +42,14 @@ function entitiesStatement(q: ListQuery): ListStatement | null {
   const w = q.weights;
   // an array (the cast): ANY(SELECT …) would compare with each row
   const ids = sql`(SELECT ids FROM named)::uuid[]`;
+  // by name and by alias, each by its index (an OR of the two was a scan of the dataset's entities)
+  const keys = sql`ARRAY(SELECT jsonb_array_elements_text(${json}))`;
   const statement = sql`WITH exact AS MATERIALIZED (
-          SELECT id FROM gb_entities
-          WHERE dataset_id = ${q.datasetId}
-            AND (name_key IN (SELECT jsonb_array_elements_text(${json}))
-                 OR alias_keys && ARRAY(SELECT jsonb_array_elements_text(${json})))
+          SELECT id FROM (
+            SELECT id FROM gb_entities WHERE dataset_id = ${q.datasetId} AND name_key = ANY(${keys})
+            UNION
+            SELECT id FROM gb_entities WHERE dataset_id = ${q.datasetId} AND alias_keys && ${keys}
+          ) e
           LIMIT 20
         ), named AS MATERIALIZED (
           SELECT array_agg(id) AS ids FROM (SELECT id FROM exact ${similar}) x
