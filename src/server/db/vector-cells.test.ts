@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { beforeAll, expect, it } from "vitest";
 import { seedGraph } from "../../../scripts/bench/seed";
 import { describeEachDriver } from "../../test/db";
-import { retrieveList } from "../query/retrieve";
+import { listsSql, retrieveList } from "../query/retrieve";
 import { termWeights } from "../query/bm25";
 import { MAX_DISTANCE } from "../query/lists/shared";
 import { column, queryRows, rowDecoder } from "./rows";
@@ -96,6 +96,26 @@ describeEachDriver("vector search without pgvector: sign bits and cells", (ctx) 
     expect(read!.n).toBeLessThan(PROBE * CELL_ROWS * 3);
     expect(read!.n).toBeLessThan(4 * MIN_ROWS / 2);
   }, 120_000);
+
+  it("a question's vector lists read its cells, not the dataset (the plan, by the rows each table gave)", async () => {
+    const db = ctx().database.db;
+    const q = { db, datasetId, question: "x", vector: questions[1]!, asOf: null, pgvector: false, dimensions: DIMS, period: null, weights: await termWeights(db, datasetId, "x") };
+    const [row] = await queryRows<Record<string, unknown>>(db, sql`EXPLAIN (ANALYZE, FORMAT JSON) ${listsSql(q)!}`);
+    const raw = Object.values(row!)[0];
+    type Node = { "Relation Name"?: string; "Actual Rows": number; "Actual Loops": number; Plans?: Node[] };
+    const plan = ((typeof raw === "string" ? JSON.parse(raw) : raw) as [{ Plan: Node }])[0].Plan;
+    const read: Record<string, number> = {};
+    const walk = (n: Node) => {
+      const table = n["Relation Name"];
+      if (table) read[table] = (read[table] ?? 0) + n["Actual Rows"] * n["Actual Loops"];
+      n.Plans?.forEach(walk);
+    };
+    walk(plan);
+    // both lists found something, and each table gave a few cells' rows: the dataset holds 4,000 facts and 2,000 chunks and texts
+    expect(read.gb_facts).toBeGreaterThan(0);
+    expect(read.gb_chunks).toBeGreaterThan(0);
+    for (const table of ["gb_facts", "gb_chunks", "gb_texts"]) expect(read[table] ?? 0, table).toBeLessThan(3 * PROBE * CELL_ROWS);
+  });
 
   it("a fact stored since the last pass is found before it is placed", async () => {
     const db = ctx().database.db;

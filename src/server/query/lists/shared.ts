@@ -38,6 +38,13 @@ export function questionVector(q: ListQuery): number[] | null {
 }
 
 /**
+ * Of the rows of the question's cells, the nearest by their bits that a vector list reads whole
+ * (what `where` keeps, a chunk's validity for one: a lookup per row), per row it ranks by the
+ * cosine: twice as many as it ranks, so that as many as it needs pass even where half do not.
+ */
+const NEAREST_BY_BITS = 2;
+
+/**
  * A vector list's statement: the rows of `from` (whose embedding is `alias`.embedding) that
  * `where` keeps, nearest the question's vector `v` first, at most `limit`, none further than
  * MAX_DISTANCE; `columns` and their distance `d`. With pgvector, the HNSW index orders them;
@@ -57,7 +64,8 @@ export function nearestSql(q: ListQuery, v: number[], o: { kind: VectorKind; ali
   const cells = cellSearch(o.alias, o.kind, q.datasetId, v);
   return sql`SELECT * FROM (
         SELECT *, ${cosineDistance(sql`h.gb_embedding`, v, opts)} AS d FROM (
-          SELECT ${o.columns}, ${embedding} AS gb_embedding FROM ${o.from} WHERE ${where} AND ${cells.where} ORDER BY ${cells.order} LIMIT ${RESCORE * o.limit}
+          SELECT ${o.columns}, ${embedding} AS gb_embedding FROM ${o.from}
+          WHERE ${where} AND ${cells.nearest(NEAREST_BY_BITS * RESCORE * o.limit)} ORDER BY ${cells.order} LIMIT ${RESCORE * o.limit}
         ) h ORDER BY d LIMIT ${o.limit}
       ) n WHERE d <= ${MAX_DISTANCE}`;
 }
