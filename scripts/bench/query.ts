@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { eq, sum } from "drizzle-orm";
 import { parseEnv } from "../../src/env";
 import { createApp } from "../../src/server/app";
@@ -75,6 +76,58 @@ async function latencyRows(name: string, database: Database, models: LatencyMode
   return rows;
 }
 
+/** Clock ticks a second, for /proc's CPU times (Linux). */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execSync("getconf CLK_TCK", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** The CPU time (ms) a process and its threads have used so far, from /proc (Linux); null where it cannot be read. */
+function procCpuMs(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The CPU time (ms) of a server: its process and those it started (`npm start`'s workers), for
+ * the HTTP rows' CPU a query (PGlite runs in the server's process, so its time is the server's).
+ * Null where it cannot be read.
+ */
+function cpuMs(pid: number | undefined): number | null {
+  if (!pid) return null;
+  let tree = [pid];
+  try {
+    const links = execSync("ps -e -o pid=,ppid=", { stdio: ["ignore", "pipe", "ignore"] })
+      .toString()
+      .trim()
+      .split("\n")
+      .map((l) => l.trim().split(/\s+/).map(Number) as [number, number]);
+    for (let i = 0; i < tree.length; i++) tree = [...tree, ...links.filter(([, parent]) => parent === tree[i]).map(([child]) => child)];
+  } catch {
+    // no ps: the process alone
+  }
+  const times = tree.map(procCpuMs);
+  return times[0] === null ? null : times.reduce<number>((a, b) => a + (b ?? 0), 0);
+}
+
+/** The CPU time (ms) of the local Postgres server's processes (those of the user postgres); null where there are none to read. */
+function postgresCpuMs(): number | null {
+  try {
+    const pids = execSync("ps -u postgres -o pid=", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim().split(/\s+/).map(Number);
+    const times = pids.map(procCpuMs).filter((t) => t !== null);
+    return times.length ? times.reduce((a, b) => a + b, 0) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Resolves once `url` answers 200 (a bench server has started); fails after 60 s. */
 export async function waitUp(url: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
@@ -125,7 +178,11 @@ export async function benchQueryHttp(db: BenchDatabase, env: Record<string, stri
   const { datasetName, people } = await seedGraph(db.database.db, 10_000);
   // one PGlite data dir admits one process
   if (db.name === "pglite") await db.database.close();
-  const rows: string[][] = [["db", "server", "facts", "clients", "seconds", "queries", "per second", "p50 ms", "p99 ms", "target (16 clients)"]];
+  const rows: string[][] = [
+    ["db", "server", "facts", "clients", "seconds", "queries", "per second", "p50 ms", "p99 ms", "server cpu ms/query", "postgres cpu ms/query", "client cpu ms/query", "target (16 clients)"],
+  ];
+  // the Postgres server's own CPU only where it runs here (its processes are read, as the server's)
+  const local = db.name === "postgres" && /@(127\.0\.0\.1|localhost)[:/]/.test(db.url ?? "");
   for (const server of servers) {
     // several workers share one PGlite data dir no more than one process does: npm start runs one
     if (db.name === "pglite" && server.kind === "next" && server.workers > 1) continue;
@@ -137,6 +194,7 @@ export async function benchQueryHttp(db: BenchDatabase, env: Record<string, stri
         const latencies: number[] = [];
         const until = performance.now() + seconds * 1000;
         let n = 0;
+        const cpu0 = { server: cpuMs(child.pid), postgres: local ? postgresCpuMs() : null, client: process.cpuUsage() };
         const loop = async (c: number) => {
           for (let i = c; performance.now() < until; i += clients) {
             const t = performance.now();
@@ -152,7 +210,23 @@ export async function benchQueryHttp(db: BenchDatabase, env: Record<string, stri
           }
         };
         await Promise.all(Array.from({ length: clients }, (_, c) => loop(c)));
-        rows.push([db.name, serverName(server), "10000", String(clients), String(seconds), String(n), (n / seconds).toFixed(0), pct(latencies, 50).toFixed(1), pct(latencies, 99).toFixed(1), ""]);
+        const client = process.cpuUsage(cpu0.client);
+        const per = (a: number | null, b: number | null) => (a === null || b === null || n === 0 ? "-" : ((b - a) / n).toFixed(2));
+        rows.push([
+          db.name,
+          serverName(server),
+          "10000",
+          String(clients),
+          String(seconds),
+          String(n),
+          (n / seconds).toFixed(0),
+          pct(latencies, 50).toFixed(1),
+          pct(latencies, 99).toFixed(1),
+          per(cpu0.server, cpuMs(child.pid)),
+          per(cpu0.postgres, local ? postgresCpuMs() : null),
+          per(0, (client.user + client.system) / 1000),
+          "",
+        ]);
       }
     } finally {
       await stopHttpServer(child);
