@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { expect, it, vi } from "vitest";
 import { describeEachDriver, freshDataset } from "../../test/db";
 import { LOCAL_CALLER } from "../../server/auth/caller";
@@ -279,6 +279,60 @@ describeEachDriver("run log", (ctx) => {
     const r = await getRun({ db, scope: LOCAL_CALLER, kind: "query", id: failing.id });
     expect(r).toMatchObject({ status: "failed", error: expect.stringMatching(/no index/) });
     expect(r.stages.find((x) => x.name === "retrieve_graph")).toMatchObject({ status: "failed" });
+  });
+
+  it("deferred logs that end together are written in one statement; when that is refused, each alone, and the others are kept", async () => {
+    const { app } = ctx();
+    const db = app.database.db;
+    const ds = await freshDataset(app);
+    const other = await freshDataset(app);
+    const tag = ds.id.replaceAll("-", "");
+    // the INSERT statements that wrote a run of this dataset
+    await db.execute(sql.raw(`CREATE TABLE gb_test_stmts_${tag} (n int)`));
+    await db.execute(
+      sql.raw(`CREATE FUNCTION gb_test_stmts_${tag}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+        INSERT INTO gb_test_stmts_${tag} SELECT 1 WHERE EXISTS (SELECT 1 FROM new_rows WHERE dataset_id = '${ds.id}'); RETURN NULL; END $$`),
+    );
+    await db.execute(sql.raw(`CREATE TRIGGER gb_test_stmts_${tag} AFTER INSERT ON gb_query_runs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION gb_test_stmts_${tag}()`));
+    // the other dataset's runs are refused
+    const refuse = `gb_test_refuse_${other.id.replaceAll("-", "")}`;
+    await db.execute(sql.raw(`CREATE FUNCTION ${refuse}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'rejected by test'; END $$`));
+    await db.execute(sql.raw(`CREATE TRIGGER ${refuse} BEFORE INSERT ON gb_query_runs FOR EACH ROW WHEN (NEW.dataset_id = '${other.id}') EXECUTE FUNCTION ${refuse}()`));
+    const logged: string[] = [];
+    const ended = async (datasetId: string, n: number) => {
+      const logs = Array.from({ length: n }, (_, i) => createDeferredRunLog(db, "query", { datasetId, userId: null, params: { i } }, { log: (m) => logged.push(m) }));
+      for (const log of logs) {
+        await run(steps, {}, log);
+        log.output("query", null, { answer: log.id }, new Date(), new Date());
+      }
+      return logs;
+    };
+    const statements = async () => (await queryRows<{ n: number }>(db, sql.raw(`SELECT count(*)::int AS n FROM gb_test_stmts_${tag}`)))[0]!.n;
+    const kept = async (ids: string[]) =>
+      (await db.select({ id: queryRuns.id }).from(queryRuns).where(and(eq(queryRuns.datasetId, ds.id), inArray(queryRuns.id, ids)))).length;
+    try {
+      // six end together: the first is written at once, the five that ended while it was written go in one statement
+      const six = await ended(ds.id, 6);
+      expect(await Promise.all(six.map((l) => l.finish(null)))).toEqual(Array(6).fill("written"));
+      expect(await statements()).toBe(2);
+      expect(await kept(six.map((l) => l.id))).toBe(6);
+      const outs = await db.select().from(queryStageOutputs).where(and(eq(queryStageOutputs.datasetId, ds.id), inArray(queryStageOutputs.runId, six.map((l) => l.id))));
+      expect(new Set(outs.map((o) => o.runId)).size).toBe(6);
+      // a refused run in a batch: the statement is refused, then each is written alone
+      const [first, ...rest] = await ended(ds.id, 4);
+      const [refused] = await ended(other.id, 1);
+      const results = await Promise.all([first!, ...rest, refused!].map((l) => l.finish(null)));
+      expect(results).toEqual(["written", "written", "written", "written", "failed"]);
+      expect(await kept([first!, ...rest].map((l) => l.id))).toBe(4);
+      expect(logged).toEqual([expect.stringMatching(new RegExp(`run log query ${refused!.id}: write failed`))]);
+      expect(await db.select().from(queryRuns).where(eq(queryRuns.datasetId, other.id))).toEqual([]);
+    } finally {
+      await db.execute(sql.raw(`DROP TRIGGER gb_test_stmts_${tag} ON gb_query_runs`));
+      await db.execute(sql.raw(`DROP FUNCTION gb_test_stmts_${tag}()`));
+      await db.execute(sql.raw(`DROP TABLE gb_test_stmts_${tag}`));
+      await db.execute(sql.raw(`DROP TRIGGER ${refuse} ON gb_query_runs`));
+      await db.execute(sql.raw(`DROP FUNCTION ${refuse}()`));
+    }
   });
 
   it("never fails the call when the database rejects its writes", async () => {

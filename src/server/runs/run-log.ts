@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Observer } from "../pipeline";
 import type { RunKind, RunStatus } from "../../lib/stages";
 import type { Db } from "../db/client";
@@ -434,7 +435,7 @@ class WrittenAtEnd implements DeferredRunLog {
   async finish(error: Error | null): Promise<WriteResult> {
     const now = new Date();
     for (const st of this.stages.values()) failIfStarted(st, ENDED_WHILE_RUNNING, now);
-    const { table, stages } = runLogs[this.kind];
+    const { stages } = runLogs[this.kind];
     const row: Record<string, unknown> = {
       id: this.id,
       datasetId: this.init.datasetId,
@@ -453,25 +454,17 @@ class WrittenAtEnd implements DeferredRunLog {
       if (k.inferenceIds) row[k.inferenceIds] = g.inferenceIds;
     }
     const at = { datasetId: this.init.datasetId, runId: this.id };
-    // getSQL: a builder put in sql`` comes in parentheses, which a WITH query and a statement refuse
-    const parts: SQL[] = [this.db.insert(table).values(row as never).getSQL()];
-    if (this.outputs.size) {
-      const out = outputTables[this.kind];
-      parts.push(
-        this.db
-          .insert(out)
-          .values([...this.outputs.values()].map((k) => ({ ...at, stage: k.stage, itemIndex: k.itemIndex, output: k.output ?? null, startedAt: k.startedAt, finishedAt: k.finishedAt, createdAt: now })))
-          .getSQL(),
-      );
-    }
-    if (this.rows.length) parts.push(this.db.insert(inferences).values(this.rows).getSQL());
-    // one statement: the inserts but the last as data-modifying WITH queries
-    const statement = sql.join(
-      [...parts.slice(0, -1).map((p, i) => sql`${i === 0 ? sql`WITH` : sql`,`} ${sql.raw(`w${i}`)} AS (${p})`), parts.at(-1)!],
-      sql` `,
-    );
+    const outputs = [...this.outputs.values()].map((k) => ({
+      ...at,
+      stage: k.stage,
+      itemIndex: k.itemIndex,
+      output: k.output ?? null,
+      startedAt: k.startedAt,
+      finishedAt: k.finishedAt,
+      createdAt: now,
+    }));
     try {
-      await this.db.execute(statement);
+      await endWrites(this.db).write({ kind: this.kind, run: row, outputs, inferences: this.rows });
       this.last = "written";
     } catch (e) {
       this.last = "failed";
@@ -479,6 +472,110 @@ class WrittenAtEnd implements DeferredRunLog {
     }
     return this.last;
   }
+}
+
+/** What a deferred run log writes as its call ends: the run's row, its stages' outputs, its model records. */
+interface EndWrite {
+  kind: RunKind;
+  run: Record<string, unknown>;
+  outputs: Record<string, unknown>[];
+  inferences: InferenceRow[];
+}
+
+/**
+ * An INSERT of rows into a table as one jsonb parameter (jsonb_populate_recordset): its text is
+ * the same for any number of rows, so that batches of every size share one prepared statement.
+ * The columns are those some row gives (the others take their defaults); Dates go as ISO text.
+ */
+function insertJson(table: PgTable, rows: readonly Record<string, unknown>[]): SQL {
+  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  const keys = Object.keys(columns).filter((k) => rows.some((r) => r[k] !== undefined));
+  const names = keys.map((k) => columns[k]!.name);
+  const list = sql.join(
+    names.map((n) => sql.identifier(n)),
+    sql`, `,
+  );
+  const json = rows.map((r) => Object.fromEntries(keys.map((k, i) => [names[i], r[k] ?? null])));
+  return sql`INSERT INTO ${table} (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::${table}, ${JSON.stringify(json)}::jsonb)`;
+}
+
+/** One statement writing these runs' rows, outputs and model records: the inserts but the last as data-modifying WITH queries. */
+function endStatement(writes: readonly EndWrite[]): SQL {
+  const parts: SQL[] = [];
+  for (const kind of [...new Set(writes.map((w) => w.kind))]) {
+    const of = writes.filter((w) => w.kind === kind);
+    parts.push(insertJson(runLogs[kind].table, of.map((w) => w.run)));
+    const outputs = of.flatMap((w) => w.outputs);
+    if (outputs.length) parts.push(insertJson(outputTables[kind], outputs));
+  }
+  const records = writes.flatMap((w) => w.inferences);
+  if (records.length) parts.push(insertJson(inferences, records as Record<string, unknown>[]));
+  return sql.join(
+    [...parts.slice(0, -1).map((p, i) => sql`${i === 0 ? sql`WITH` : sql`,`} ${sql.raw(`w${i}`)} AS (${p})`), parts.at(-1)!],
+    sql` `,
+  );
+}
+
+/** the most runs one statement writes */
+const MOST_PER_WRITE = 64;
+
+/**
+ * The deferred run logs of one database, written together: a log that ends while another's
+ * write is in flight waits for it and goes in the next statement with every other that ended
+ * meanwhile (group commit). Alone, a log is written at once, as before; under load, one
+ * statement and one commit serve many queries. Each finish still resolves once its own rows are
+ * committed. A statement refused (one run's dataset deleted meanwhile) is tried again run by
+ * run, so that one refused row never loses the others.
+ */
+class EndWrites {
+  private readonly queue: { write: EndWrite; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private flushing = false;
+
+  constructor(private readonly db: Db) {}
+
+  write(write: EndWrite): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ write, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.queue.length) {
+        const batch = this.queue.splice(0, MOST_PER_WRITE);
+        try {
+          await this.db.execute(endStatement(batch.map((b) => b.write)));
+          for (const b of batch) b.resolve();
+        } catch (e) {
+          if (batch.length === 1) {
+            batch[0]!.reject(e);
+            continue;
+          }
+          for (const b of batch) {
+            try {
+              await this.db.execute(endStatement([b.write]));
+              b.resolve();
+            } catch (alone) {
+              b.reject(alone);
+            }
+          }
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+}
+
+const endWriters = new WeakMap<Db, EndWrites>();
+
+/** The database's writer of deferred run logs (one per database handle). */
+function endWrites(db: Db): EndWrites {
+  let w = endWriters.get(db);
+  if (!w) endWriters.set(db, (w = new EndWrites(db)));
+  return w;
 }
 
 /** A run log written once, as the call ends (see WrittenAtEnd): no statement until finish. */
