@@ -90,7 +90,7 @@ async function postgresSessionLock(client: postgres.Sql, key: bigint): Promise<S
 
 export type OpenOptions =
   /** onStatement: told the text of every statement sent (tests count a call's round trips) */
-  | { driver: "postgres"; url: string; max?: number; onStatement?: (statement: string) => void }
+  | { driver: "postgres"; url: string; max?: number; onStatement?: (statement: string, params: readonly unknown[]) => void }
   /** dataDir undefined = in memory; loadDataDir = start from a dumped data dir (tests) */
   | { driver: "pglite"; dataDir?: string; loadDataDir?: Blob };
 
@@ -211,7 +211,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     // JIT off: the lists' one statement is estimated dear enough on a large dataset to be
     // compiled (jit_above_cost), and compiling took 138 ms of a 187 ms statement at 100k facts
     connection: { plan_cache_mode: PLAN_CACHE_MODE, jit: "off" },
-    ...(onStatement ? { debug: (_connection: number, query: string) => onStatement(query) } : {}) });
+    ...(onStatement ? { debug: (_connection: number, query: string, params: unknown[]) => onStatement(query, params) } : {}) });
   // `?prepare=false` on the URL (a pooler that cannot keep prepared statements) leaves them unprepared
   const db = drizzlePostgres({ client: client.options.prepare === false ? client : preparing(client), schema }) as unknown as Db;
   let hasVectorNow: boolean;

@@ -14,7 +14,7 @@ import { turnsDuring } from "../../test/event-loop";
 
 const actor = { kind: "user" as const, id: "admin-1", label: "admin@test" };
 
-/** Rows that point at something that no longer exists, or entities nothing points at. */
+/** Rows that point at something that no longer exists, entities nothing points at, or chunks whose kept `retired` is not what their facts say. */
 async function orphans(db: Db, datasetId: string) {
   return queryRows<{ problem: string; id: string }>(
     db,
@@ -35,7 +35,12 @@ async function orphans(db: Db, datasetId: string) {
         UNION ALL SELECT 'entity without support', e.id FROM gb_entities e
           WHERE e.dataset_id = ${datasetId}
             AND NOT EXISTS (SELECT 1 FROM gb_mentions m WHERE m.dataset_id = e.dataset_id AND m.target_kind = 'entity' AND m.target_id = e.id)
-            AND NOT EXISTS (SELECT 1 FROM gb_facts f WHERE f.dataset_id = e.dataset_id AND (f.subject_id = e.id OR f.object_id = e.id))`,
+            AND NOT EXISTS (SELECT 1 FROM gb_facts f WHERE f.dataset_id = e.dataset_id AND (f.subject_id = e.id OR f.object_id = e.id))
+        UNION ALL SELECT 'chunk retired other than its facts say', c.id FROM gb_chunks c
+          WHERE c.dataset_id = ${datasetId} AND c.retired <> (
+            EXISTS (SELECT 1 FROM gb_mentions m WHERE m.dataset_id = c.dataset_id AND m.chunk_id = c.id AND m.target_kind = 'fact')
+            AND NOT EXISTS (SELECT 1 FROM gb_mentions m JOIN gb_facts f ON f.dataset_id = m.dataset_id AND f.id = m.target_id
+                            WHERE m.dataset_id = c.dataset_id AND m.chunk_id = c.id AND m.target_kind = 'fact' AND f.expired_at IS NULL))`,
   );
 }
 

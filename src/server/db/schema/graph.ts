@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import {
   bigint,
+  boolean,
   customType,
   doublePrecision,
   index,
@@ -123,6 +124,13 @@ export const chunks = pgTable(
      */
     broader: text("broader"),
     broaderTsv: englishTsv("broader_tsv", sql`coalesce(broader, '')`),
+    /**
+     * Every fact the chunk states has been retired (expired_at set: "Alice lives in Paris" after
+     * she moved), so that its summary is past, not current context. Kept by triggers on
+     * gb_mentions and gb_facts (migration 0023) whatever writes them, so that the lists read a
+     * column rather than two subqueries per chunk. False for a chunk that states no fact.
+     */
+    retired: boolean("retired").notNull().default(false),
   },
   (t) => [
     primaryKey({ columns: [t.datasetId, t.id] }),

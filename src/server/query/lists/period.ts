@@ -64,7 +64,7 @@ function periodStatement(q: ListQuery): ListStatement | null {
           SELECT t.id, t.source, t.occurred_at, t.created_at FROM gb_texts t WHERE t.dataset_id = ${q.datasetId} AND t.id = said.id OFFSET 0
         ) t
         CROSS JOIN LATERAL (
-          SELECT c.id, c.dataset_id, c.text_id, c.summary, c.content, c.search_tsv FROM gb_chunks c WHERE c.dataset_id = ${q.datasetId} AND c.text_id = t.id OFFSET 0
+          SELECT c.id, c.dataset_id, c.text_id, c.summary, c.content, c.search_tsv, c.retired FROM gb_chunks c WHERE c.dataset_id = ${q.datasetId} AND c.text_id = t.id OFFSET 0
         ) c
         WHERE (SELECT count(*) FROM said) <= ${CROWDED} AND c.search_tsv @@ ${terms} AND ${chunkValidity(q.asOf)}
         UNION ALL

@@ -46,7 +46,7 @@ export const seriesAround: RetrievalList = {
           WHERE t.dataset_id = ${q.datasetId} AND t.series_key = t0.series_key AND t.series_position = t0.series_position + d.off OFFSET 0
         ) t
         CROSS JOIN LATERAL (
-          SELECT c.id, c.dataset_id, c.text_id, c.summary, c.content, c.idx FROM gb_chunks c WHERE c.dataset_id = ${q.datasetId} AND c.text_id = t.id OFFSET 0
+          SELECT c.id, c.dataset_id, c.text_id, c.summary, c.content, c.idx, c.retired FROM gb_chunks c WHERE c.dataset_id = ${q.datasetId} AND c.text_id = t.id OFFSET 0
         ) c
         WHERE ${chunkValidity(q.asOf)}
         ORDER BY s.ord, d.k, c.idx LIMIT ${2 * LIMIT}`;
