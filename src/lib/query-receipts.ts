@@ -1,6 +1,6 @@
 /*
  * What a query run kept (runs.query.outputs): retrieve_graph's candidates as fused, and query's
- * sources given to the model with the answer. Read defensively: outputs are JSON the server
+ * sources given to the model (by n and key: the rest is the retrieved candidate's) with the answer. Read defensively: outputs are JSON the server
  * wrote, and an older run (or a purged one) may lack parts.
  */
 
@@ -47,13 +47,15 @@ export function readQueryReceipts(outputs: readonly Output[]): QueryReceipts {
   const query = record(outputs.find((o) => o.stage === "query")?.output);
   const cited = new Set(list(query.cited).filter((n): n is number => typeof n === "number"));
   const lists = Object.fromEntries(Object.entries(record(retrieve.lists)).filter(([, n]) => typeof n === "number")) as Record<string, number>;
+  const retrieved = new Map(list(retrieve.retrieved).map((r) => [String(record(r).key), record(r)]));
   return {
     lists,
     note: typeof retrieve.note === "string" ? retrieve.note : null,
     retrieved: list(retrieve.retrieved).map(source),
+    // a given source is kept by key (n, key) and read from what was retrieved; an older run kept it whole
     given: list(query.given).map((g, i) => {
       const n = typeof record(g).n === "number" ? (record(g).n as number) : i + 1;
-      return { ...source(g), n, cited: cited.has(n) };
+      return { ...source({ ...retrieved.get(String(record(g).key)), ...record(g) }), n, cited: cited.has(n) };
     }),
     answer: typeof query.answer === "string" ? query.answer : null,
   };

@@ -187,7 +187,9 @@ export class QueryJob {
     this.answer = a.answer;
     this.cited = a.cited.filter((n) => n >= 1 && n <= context.length);
     return output({
-      given: this.given.map((c, i) => ({ n: i + 1, ...receipt(c) })),
+      // by key: the rest of each (text, score, ranks) is retrieve_graph's `retrieved` already, and
+      // a copy here was a third of the run log's bytes (readQueryReceipts joins them)
+      given: this.given.map((c, i) => ({ n: i + 1, key: c.key })),
       // what of short-term memory joined the prompt: its keys and its length (the text is the scope's, not a receipt's)
       ...(shortTerm ? { shortTerm: { keys: shortTerm.keys, chars: shortTerm.text.length } } : {}),
       answer: this.answer,
