@@ -37,6 +37,20 @@ export async function keepOutput(
 }
 
 /** Keeps several outputs in one statement; of two for the same stage and item, the later. */
+/** A stage output's row in its run kind's output table. */
+export function outputRow(at: { datasetId: string; runId: string }, k: KeptOutput, now: Date) {
+  return {
+    datasetId: at.datasetId,
+    runId: at.runId,
+    stage: k.stage,
+    itemIndex: k.itemIndex,
+    output: k.output ?? null,
+    startedAt: k.startedAt,
+    finishedAt: k.finishedAt,
+    createdAt: now,
+  };
+}
+
 export async function keepOutputs(db: Db, kind: RunKind, at: { datasetId: string; runId: string }, kept: readonly KeptOutput[]): Promise<void> {
   if (kept.length === 0) return;
   const t = outputTables[kind];
@@ -45,16 +59,7 @@ export async function keepOutputs(db: Db, kind: RunKind, at: { datasetId: string
   await db
     .insert(t)
     .values(
-      [...last.values()].map((k) => ({
-        datasetId: at.datasetId,
-        runId: at.runId,
-        stage: k.stage,
-        itemIndex: k.itemIndex,
-        output: k.output ?? null,
-        startedAt: k.startedAt,
-        finishedAt: k.finishedAt,
-        createdAt: now,
-      })),
+      [...last.values()].map((k) => outputRow(at, k, now)),
     )
     .onConflictDoUpdate({
       target: [t.datasetId, t.runId, t.stage, t.itemIndex],

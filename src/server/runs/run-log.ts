@@ -19,7 +19,7 @@ import {
   type StageGroup,
   startGroup,
 } from "../db/schema/stage-group";
-import { type KeptOutput, keepOutputs, outputTables } from "./outputs";
+import { type KeptOutput, keepOutputs, outputRow, outputTables } from "./outputs";
 import { runLogs } from "./tables";
 
 /*
@@ -454,15 +454,7 @@ class WrittenAtEnd implements DeferredRunLog {
       if (k.inferenceIds) row[k.inferenceIds] = g.inferenceIds;
     }
     const at = { datasetId: this.init.datasetId, runId: this.id };
-    const outputs = [...this.outputs.values()].map((k) => ({
-      ...at,
-      stage: k.stage,
-      itemIndex: k.itemIndex,
-      output: k.output ?? null,
-      startedAt: k.startedAt,
-      finishedAt: k.finishedAt,
-      createdAt: now,
-    }));
+    const outputs = [...this.outputs.values()].map((k) => outputRow(at, k, now));
     try {
       await endWrites(this.db).write({ kind: this.kind, run: row, outputs, inferences: this.rows });
       this.last = "written";
