@@ -1,7 +1,8 @@
 /*
  * What a query run kept (runs.query.outputs): retrieve_graph's candidates as fused, and query's
- * sources given to the model (by n and key: the rest is the retrieved candidate's) with the answer. Read defensively: outputs are JSON the server
- * wrote, and an older run (or a purged one) may lack parts.
+ * sources given to the model (by n and key: the rest is the retrieved candidate's) with the
+ * answer. Read defensively: outputs are JSON the server wrote, and an older run (or a purged
+ * one) may lack parts.
  */
 
 export interface ReceiptSource {
