@@ -80,11 +80,16 @@ export type NamedEntity = ReturnType<typeof entityRow>;
 export function placeNames(datasetId: string, question: string): Part<NamedEntity> | null {
   const keys = spans(question);
   if (keys.length === 0) return null;
-  const json = sql`${JSON.stringify(keys)}::jsonb`;
+  const names = sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb))`;
+  const columns = sql`id, name, name_key, alias_keys, type, lat, lon, country`;
+  // by name and by alias, each by its index, as the entities list: an OR of the two was a scan of
+  // the dataset's entities (1.3 ms of every question at 100k facts, growing with the dataset)
   return {
-    sql: sql`SELECT id, name, name_key, alias_keys, type, lat, lon, country FROM gb_entities
-        WHERE dataset_id = ${datasetId}
-          AND (name_key IN (SELECT jsonb_array_elements_text(${json})) OR alias_keys && ARRAY(SELECT jsonb_array_elements_text(${json})))
+    sql: sql`SELECT * FROM (
+          SELECT ${columns} FROM gb_entities WHERE dataset_id = ${datasetId} AND name_key = ANY(${names})
+          UNION
+          SELECT ${columns} FROM gb_entities WHERE dataset_id = ${datasetId} AND alias_keys && ${names}
+        ) e
         ORDER BY (lat IS NOT NULL) DESC, length(name_key) DESC, id LIMIT 50`,
     decode: entityRow,
   };

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { callerFor, rejection } from "../../../test/callers";
 import { describeEachDriver, freshDataset } from "../../../test/db";
 import { LOCAL_CALLER } from "../../auth/caller";
-import { inferences } from "../../db/schema";
+import { entities, inferences } from "../../db/schema";
 import { ask } from "../../query/ask";
 import { boundingBox } from "../../query/lists/nearby";
 import { LIST_NAMES } from "../../query/lists/registry";
@@ -96,6 +96,13 @@ describeEachDriver("detect_geo and nearby_geo", (ctx) => {
     expect(own.sources.find((s) => /Golden Crust/.test(s.text))?.distanceKm).toBe(0);
     const ownDetect = (await api.runs.query.outputs({ id: own.queryRunId })).find((o) => o.stage === "detect_geo")!.output;
     expect(ownDetect).toMatchObject({ found: "dataset", place: { name: "Villeurbanne" } });
+
+    // and so is one it knows by an alias (found by the alias index, not by its name)
+    await ctx().database.db.update(entities).set({ aliases: ["La Doua"], aliasKeys: ["la doua"] }).where(and(eq(entities.datasetId, ds.id), eq(entities.nameKey, "villeurbanne")));
+    const byAlias = await api.query.ask({ dataset: ds.name, question: "What is there around La Doua?" });
+    expect(byAlias.sources.find((s) => /Golden Crust/.test(s.text))?.distanceKm).toBe(0);
+    const aliasDetect = (await api.runs.query.outputs({ id: byAlias.queryRunId })).find((o) => o.stage === "detect_geo")!.output;
+    expect(aliasDetect).toMatchObject({ found: "dataset", place: { name: "Villeurbanne" } });
   });
 
   it("a question with no place skips both stages; the eval's ablation of nearby still works", async () => {
