@@ -1,5 +1,6 @@
 import type { SQL } from "drizzle-orm";
 import type { Db } from "./client";
+import { flatSql } from "./flat-sql";
 
 /*
  * Rows of raw SQL, one shape whichever driver answered. postgres.js answers an array, PGlite an
@@ -79,7 +80,7 @@ export function rowDecoder<S extends Record<string, Column<unknown>>>(shape: S):
 }
 
 async function execute(db: Db, query: SQL): Promise<Record<string, unknown>[]> {
-  const result: unknown = await db.execute(query);
+  const result: unknown = await db.execute(flatSql(query));
   return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, unknown>[];
 }
 

@@ -21,6 +21,7 @@ import {
 } from "../db/schema/stage-group";
 import { type KeptOutput, keepOutputs, outputRow, outputTables } from "./outputs";
 import { runLogs } from "./tables";
+import { flatSql } from "../db/flat-sql";
 
 /*
  * The run-log observer: the writer of a run's status and stage groups while the call runs, and of
@@ -538,7 +539,7 @@ class EndWrites {
       while (this.queue.length) {
         const batch = this.queue.splice(0, MOST_PER_WRITE);
         try {
-          await this.db.execute(endStatement(batch.map((b) => b.write)));
+          await this.db.execute(flatSql(endStatement(batch.map((b) => b.write))));
           for (const b of batch) b.resolve();
         } catch (e) {
           if (batch.length === 1) {
@@ -547,7 +548,7 @@ class EndWrites {
           }
           for (const b of batch) {
             try {
-              await this.db.execute(endStatement([b.write]));
+              await this.db.execute(flatSql(endStatement([b.write])));
               b.resolve();
             } catch (alone) {
               b.reject(alone);
