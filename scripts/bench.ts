@@ -10,6 +10,7 @@ import { SHAPES, type Shape } from "./bench/texts";
 import { benchStm, benchStmHttp } from "./bench/stm";
 import { benchGeo, benchNearby } from "./bench/geo";
 import { benchDoors } from "./bench/doors";
+import { benchQueryProfile } from "./bench/profile";
 import { parseArgs } from "node:util";
 import { BenchReport, cell, readBenchFile, type Rows } from "./bench/report";
 
@@ -28,7 +29,8 @@ import { BenchReport, cell, readBenchFile, type Rows } from "./bench/report";
  * may take before it is reported unfinished (default 300), BENCH_RESPONSIVE_DBS its databases (default both),
  * BENCH_RESPONSIVE_SERVER=next to measure the built app (next start; build it first) rather than the
  * handler from source, BENCH_RESPONSIVE_LOADS the runs (default alone,probed), BENCH_ONLY picks sections (runner,
- * remember, query, moves, runs, http, doors, responsive, stm, geo). BENCH_DOOR_QUERIES: the queries per door of the doors section (default 300). BENCH_GEO_PLACES: the place counts of the geo section's nearby_geo figure
+ * remember, query, profile, moves, runs, http, doors, responsive, stm, geo). BENCH_PROFILE_FACTS: the size of
+ * the profile section's graph (default 100000): where a query's time goes, by question shape. BENCH_DOOR_QUERIES: the queries per door of the doors section (default 300). BENCH_GEO_PLACES: the place counts of the geo section's nearby_geo figure
  * (default 10000,100000). BENCH_STM_SCOPES: the scope keys of the stm section
  * (default 10000); BENCH_REDIS_URL (or TEST_REDIS_URL): its figures with the Redis message cache too.
  *
@@ -69,6 +71,12 @@ try {
         latencyTargets(await benchQueryLatency(dbs, process.env.BENCH_SEMANTIC_FACTS?.split(",").map(Number) ?? sizes, 200, "semantic"), "semantic"),
       );
     }
+  }
+  if (want("profile")) {
+    const size = Number(process.env.BENCH_PROFILE_FACTS ?? 100_000);
+    const [cpu, parts] = await benchQueryProfile(dbs, size, 100);
+    report.section(`where a query's time goes, ${size} facts, builtin models, by question shape: wall, and CPU a query (PGlite's is the process's)`, cpu);
+    report.section(`where a query's time goes: the lists' one statement under EXPLAIN ANALYZE, ${size} facts (its clock adds to what it times: compare parts, not sums)`, parts);
   }
   if (want("moves")) {
     const sizes = (process.env.BENCH_MOVES ?? "1000,10000").split(",").map(Number);

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { BenchDatabase } from "./databases";
-import { BENCH_KEY, pct, waitUp } from "./query";
+import { BENCH_KEY, pct, question, waitUp } from "./query";
 import { seedGraph } from "./seed";
 
 /*
@@ -11,9 +11,6 @@ import { seedGraph } from "./seed";
  * on the same server process and the same 10k-fact graph, one client, one call at a time, so the
  * figure is each door's own cost on top of the same verb.
  */
-
-const question = (i: number, people: number) =>
-  [`What does Person${(i * 37) % people + 1} like?`, `Where does Person${(i * 11) % people + 1} live?`, `Who likes w0a3f?`][i % 3]!;
 
 export async function benchDoors(db: BenchDatabase, env: Record<string, string>, queries: number): Promise<string[][]> {
   const { datasetName, people } = await seedGraph(db.database.db, 10_000);

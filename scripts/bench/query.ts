@@ -23,7 +23,9 @@ export const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
 };
-const question = (i: number, people: number) =>
+/** The bench's questions, in turn: two that name a person, one of only common words (w0a3f is in no text). */
+export const QUESTION_SHAPES = ["names a person (likes)", "names a person (lives)", "only common words"] as const;
+export const question = (i: number, people: number) =>
   [`What does Person${(i * 37) % people + 1} like?`, `Where does Person${(i * 11) % people + 1} live?`, `Who likes w0a3f?`][i % 3]!;
 
 /**
@@ -118,7 +120,7 @@ function cpuMs(pid: number | undefined): number | null {
 }
 
 /** The CPU time (ms) of the local Postgres server's processes (those of the user postgres); null where there are none to read. */
-function postgresCpuMs(): number | null {
+export function postgresCpuMs(): number | null {
   try {
     const pids = execSync("ps -u postgres -o pid=", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim().split(/\s+/).map(Number);
     const times = pids.map(procCpuMs).filter((t) => t !== null);

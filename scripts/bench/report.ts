@@ -32,7 +32,7 @@ const BenchFile = z.object({
 export type BenchFile = z.infer<typeof BenchFile>;
 
 /** The columns that say which row a row is (not figures): a row of one run is compared with the row of the other with the same of these. */
-const KEY_COLUMNS = new Set(["db", "facts", "clients", "enrichment", "concurrency", "door", "geocoder", "places", "radius km", "runs", "page", "cache", "scopes", "texts", "chunks", "shape", "load", "provider", "size", "stage", "seconds", "server"]);
+const KEY_COLUMNS = new Set(["db", "facts", "clients", "enrichment", "concurrency", "door", "geocoder", "places", "radius km", "runs", "page", "cache", "scopes", "texts", "chunks", "shape", "load", "provider", "size", "stage", "seconds", "server", "question", "part"]);
 
 const isKey = (header: string) => KEY_COLUMNS.has(header.trim().toLowerCase());
 const figure = (cell: string | undefined) => (cell !== undefined && /^-?\d+(\.\d+)?$/.test(cell.trim()) ? Number(cell) : null);

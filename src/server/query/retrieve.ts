@@ -30,10 +30,11 @@ function statements(q: RetrieveQuery, names: readonly ListName[]): [ListName, Li
   return [...planned] as [ListName, ListStatement][];
 }
 
-/** The statement of the lists (every one the question gives something to look for), as retrieveLists sends it: for EXPLAIN. */
-export function listsSql(q: RetrieveQuery): SQL | null {
-  const planned = statements(q, LIST_NAMES);
-  return planned.length ? partsSql(Object.fromEntries(planned.map(([name, s]) => [name, s.part]))) : null;
+/** The statement of the lists (every one the question gives something to look for) and of `also`, as retrieveLists sends it: for EXPLAIN. */
+export function listsSql(q: RetrieveQuery, also: Record<string, Part<unknown> | undefined> = {}): SQL | null {
+  const parts: Record<string, Part<unknown>> = Object.fromEntries(statements(q, LIST_NAMES).map(([name, s]) => [name, s.part]));
+  for (const [key, part] of Object.entries(also)) if (part) parts[key] = part;
+  return Object.keys(parts).length ? partsSql(parts) : null;
 }
 
 /**
