@@ -54,5 +54,16 @@ for (const driver of ["pglite", "postgres"] as const) {
       expect(both).toHaveLength(2);
       expect(await subjects("What is the weather?")).toEqual([]);
     });
+
+    it("finds a misspelt name by a similar one; a word the texts say is a near miss of no name", async () => {
+      const rename = async (from: string, to: string) =>
+        (await queryRows<{ id: string }>(database.db, sql`UPDATE gb_entities SET name = ${to}, name_key = ${to.toLowerCase()} WHERE dataset_id = ${datasetId} AND name = ${from} RETURNING id`))[0]!.id;
+      const margaret = await rename("Person5", "Margaret Thornton");
+      // "margret" is in no text: a near miss of a name, looked for
+      expect(await subjects("What does Margret Thornton like?")).toEqual([margaret]);
+      // "likes" is in every text (the seed's): no near miss, though "Likes Co" is as similar to it
+      await rename("Person6", "Likes Co");
+      expect(await subjects("Who likes cooking?")).toEqual([]);
+    });
   });
 }
