@@ -52,6 +52,33 @@ describeEachDriver("vector search", (ctx, driver) => {
     if (driver === "pglite") expect(vector).toBe(true);
   });
 
+  it("computes on the fallback path the value gb_cosine_distance (migration 0000) gives", async () => {
+    const { db } = ctx().database;
+    const table = sql.raw(`gb_test_vec_${crypto.randomUUID().replaceAll("-", "")}`);
+    // deterministic vectors of mixed signs and sizes; a row without an embedding
+    const v = (k: number) => Array.from({ length: 16 }, (_, i) => Math.sin(k * 7.3 + i * 1.7) * (1 + (i % 3)));
+    await db.execute(sql`CREATE TABLE ${table} (k int, embedding real[])`);
+    try {
+      for (let k = 0; k < 12; k++) await db.execute(sql`INSERT INTO ${table} VALUES (${k}, ${`{${v(k).join(",")}}`}::real[])`);
+      await db.execute(sql`INSERT INTO ${table} VALUES (99, NULL)`);
+      const q = v(100);
+      const rows = await queryRows<{ k: number; inline: number | null; fn: number | null }>(
+        db,
+        sql`SELECT k, ${cosineDistance(sql`embedding`, q, { pgvector: false, dimensions: 16 })} AS inline,
+                   gb_cosine_distance(embedding, ${`{${q.join(",")}}`}::real[]) AS fn FROM ${table} ORDER BY k`,
+      );
+      expect(rows).toHaveLength(13);
+      for (const r of rows) {
+        if (r.k === 99) expect([r.inline, r.fn]).toEqual([null, null]);
+        else expect(r.inline!).toBeCloseTo(r.fn!, 12);
+      }
+      // not all alike: the vectors are of several directions
+      expect(new Set(rows.map((r) => r.fn?.toFixed(3))).size).toBeGreaterThan(6);
+    } finally {
+      await db.execute(sql`DROP TABLE ${table}`);
+    }
+  });
+
   it("rejects a query vector of the wrong size", () => {
     expect(() => cosineDistance(sql`x`, [1, 2], { pgvector: false, dimensions: 3 })).toThrow(/3/);
   });

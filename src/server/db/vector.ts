@@ -3,8 +3,8 @@ import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 /*
  * Embeddings are stored as real[] so that every server can read them. Where pgvector exists, the
  * distance is written as a cast to vector(N), the same expression an HNSW expression index is
- * built on, so the index serves it; elsewhere gb_cosine_distance (migration 0000) computes the
- * same value by a scan. Both are cosine distance: 0 = same direction, 2 = opposite.
+ * built on, so the index serves it; elsewhere the same value as gb_cosine_distance (migration
+ * 0000) is computed over the arrays, row by row. Both are cosine distance: 0 = same direction, 2 = opposite.
  */
 
 function assertVector(v: readonly number[]): void {
@@ -24,7 +24,12 @@ export function cosineDistance(
     const n = sql.raw(String(Math.trunc(opts.dimensions)));
     return sql`((${column})::vector(${n}) <=> ${`[${query.join(",")}]`}::vector(${n}))`;
   }
-  return sql`gb_cosine_distance(${column}, ${`{${query.join(",")}}`}::real[])`;
+  // gb_cosine_distance's formula, written out: a SQL function whose body has a FROM is not inlined,
+  // and each call of it started an executor of its own, about a third of its 50 µs a row (256
+  // dimensions; 120 rows: 5.9 -> 3.9 ms). The question's norm is the same for every row.
+  const norm = Math.sqrt(query.reduce((a, x) => a + Math.fround(x) * Math.fround(x), 0));
+  return sql`(SELECT 1 - sum(gb_v.x::float8 * gb_v.y) / nullif(sqrt(sum(gb_v.x::float8 * gb_v.x)) * ${norm}::float8, 0)
+    FROM unnest(${column}, ${`{${query.join(",")}}`}::real[]) AS gb_v(x, y))`;
 }
 
 /**
