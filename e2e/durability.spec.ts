@@ -146,3 +146,53 @@ test("an idempotency key reused for another text is 409 CONFLICT from the built 
   expect(clash.body.error.json.data.code).toBe("CONFLICT");
   expect(clash.body.error.json.message).toContain(`idempotencyKey: already used in dataset default for another request (remember run ${first.body.result.data.json.rememberRunId})`);
 });
+
+test("SIGTERM with queries in flight: each is answered or refused with 503, never a 500; every answer has its run log", async () => {
+  test.setTimeout(180_000);
+  const dir = tempDir("e2e-stop-queries");
+  const first = startServer(PORT, dir, ENV);
+  await health(PORT, 90_000);
+  const stored = await trpc<Data<{ status: string }>>("POST", "remember.submit", { dataset: "default", text: texts[0], wait: true });
+  expect(stored.body.result.data.json.status).toBe("succeeded");
+
+  // 16 clients ask again and again until the server is gone; SIGTERM lands in the middle
+  const statuses: number[] = [];
+  const waits = new Set<string | null>();
+  let gone = false;
+  const client = async (c: number) => {
+    for (let i = 0; !gone; i++) {
+      try {
+        const res = await fetch(`${base}/api/trpc/query.ask`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ json: { dataset: "default", question: `Where does Nadia Person0 live? (${c}.${i})` } }),
+        });
+        statuses.push(res.status);
+        if (res.status === 503) waits.add(res.headers.get("retry-after"));
+        await res.arrayBuffer();
+      } catch {
+        gone = true; // refused or reset: the process has exited
+      }
+    }
+  };
+  const clients = Array.from({ length: 16 }, (_, c) => client(c));
+  while (statuses.filter((s) => s === 200).length < 20) await new Promise((r) => setTimeout(r, 10));
+  first.proc.kill("SIGTERM");
+  expect(await exitWithin(first, 20_000)).toBe(0);
+  gone = true;
+  await Promise.all(clients);
+  const answered = statuses.filter((s) => s === 200).length;
+  expect(statuses.filter((s) => s !== 200 && s !== 503), `statuses: ${JSON.stringify(statuses)}`).toEqual([]);
+  // a 503 says when to come back
+  expect([...waits].filter((w) => w !== "1")).toEqual([]);
+  expect(first.stdout()).toMatch(/database closed/);
+  expect(first.stderr()).not.toMatch(/PGlite is closed|closed database/i);
+
+  // after a restart: a run log for every answer, none left started or failed
+  startServer(PORT, dir, ENV);
+  await health(PORT, 90_000);
+  const counts = await trpc<Data<Record<string, number>>>("GET", "runs.query.counts", { dataset: "default" });
+  const c = counts.body.result.data.json;
+  expect(c).toMatchObject({ started: 0, failed: 0 });
+  expect(c.succeeded).toBeGreaterThanOrEqual(answered);
+});

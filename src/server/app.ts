@@ -16,6 +16,7 @@ import { memoryCache, type MessageCache } from "./stm/cache";
 import { redisCache } from "./stm/redis-cache";
 import { inCluster } from "./cluster/ipc";
 import { primaryMessageCache } from "./cluster/shared";
+import { createRequestGate, type RequestGate } from "./requests";
 
 // where it always was, for scripts; it moved with the rest of the database start-up
 export { databaseOptions } from "./startup";
@@ -40,10 +41,13 @@ export interface App {
   readonly enrich: Enrichment;
   /** short-term memory's raw messages (src/server/stm/cache.ts; in Redis with GB_REDIS_URL: redis-cache.ts) */
   readonly stmCache: MessageCache;
+  /** the API calls in flight, which stopping waits for (requests.ts) */
+  readonly requests: RequestGate;
   /**
    * Stops the worker and closes the database (and Redis). Without `graceMs` it waits for the runs in
    * progress; with it (a shutdown: GB_SHUTDOWN_GRACE_MS), it waits that long and gives the runs
-   * still in flight back to the queue.
+   * still in flight back to the queue. API calls are served meanwhile; then new ones are refused
+   * (503) and those in flight get up to REQUEST_DRAIN_MS to finish before anything closes.
    */
   close(opts?: { graceMs?: number }): Promise<StopReport>;
   /** As close, but leaves the database open: for a caller that opened it and closes it itself (benches, scripts). Closes Redis. */
@@ -100,6 +104,9 @@ async function openRedis(url: string): Promise<Redis> {
   return redis;
 }
 
+/** How long stopping waits for the API calls in flight once it refuses new ones (a query takes milliseconds). */
+export const REQUEST_DRAIN_MS = 5000;
+
 async function closeRedis(redis: Redis | null): Promise<void> {
   if (!redis || redis.status === "end") return;
   if (redis.status !== "ready") return redis.disconnect();
@@ -127,6 +134,7 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
     rateLimits: createRateLimits(env, redis),
     enrich: createEnrichment(env),
     // several processes behind npm start share one cache: Redis's, else their primary's
+    requests: createRequestGate(),
     stmCache: redis ? redisCache(redis, { prefix: env.GB_REDIS_PREFIX }) : inCluster() ? primaryMessageCache() : memoryCache(env.GB_STM_CACHE_MB * 1024 * 1024),
     remember: createRememberManager({
       db: db.db,
@@ -143,6 +151,8 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
     }),
     stop: async (opts) => {
       const report = await app.remember.stop(opts);
+      const unfinished = await app.requests.close(REQUEST_DRAIN_MS);
+      if (unfinished > 0) console.error(`gligabao: ${unfinished} API call(s) still in flight after ${REQUEST_DRAIN_MS} ms; closing anyway`);
       await maintenance.stop();
       await lookups.stop();
       await closeRedis(redis);

@@ -132,10 +132,21 @@ export class RateLimitedError extends DomainError {
  */
 export class UnavailableError extends DomainError {
   readonly [ERROR_BRAND] = "unavailable";
-  constructor(what: string, reason: string, options?: { cause?: unknown }) {
+  /** when to try again, when that is known (a process that is stopping: requests.ts) */
+  readonly retryAfterMs?: number;
+  constructor(what: string, reason: string, options?: { cause?: unknown; retryAfterMs?: number }) {
     super(`${what} is unavailable: ${reason}`, options);
     this.name = "UnavailableError";
+    if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
+}
+
+/** When a refused call may be tried again (TOO_MANY_REQUESTS, SERVICE_UNAVAILABLE), in ms; null when not said. */
+export function retryAfterMsOf(e: unknown): number | null {
+  const kind = errorKind(e);
+  if (kind !== "rate_limited" && kind !== "unavailable") return null;
+  const ms = (e as { retryAfterMs?: unknown }).retryAfterMs;
+  return typeof ms === "number" ? ms : null;
 }
 
 /** ioredis's words for a call made without a connection (no offline queue, retries spent, closed) */

@@ -3,10 +3,11 @@ import type { App } from "./app";
 /*
  * Graceful shutdown on SIGTERM and SIGINT: the remember worker stops claiming, the runs in flight
  * get GB_SHUTDOWN_GRACE_MS to finish, the rest are aborted and handed back to the queue (another
- * process, or this one's next start, resumes them from what they stored), the database is
- * closed, and the process exits 0. A second signal exits at once: the runs still in flight are
- * then taken back like those of a crashed process. HTTP requests keep being served meanwhile; a
- * remember.submit is queued durably whoever runs it.
+ * process, or this one's next start, resumes them from what they stored). API calls are served
+ * meanwhile (a remember.submit is queued durably whoever runs it); then new ones are refused with
+ * 503 and Retry-After, those in flight get up to 5 s to finish (App.close, requests.ts), the
+ * database is closed, and the process exits 0. A second signal exits at once: the runs still in
+ * flight are then taken back like those of a crashed process.
  */
 
 export interface ShutdownOptions {

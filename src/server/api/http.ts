@@ -1,9 +1,10 @@
-import type { TRPCError } from "@trpc/server";
+import { TRPCError } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { App } from "../app";
 import { callerFromRequest } from "../auth/request";
 import { MAX_BATCH_CALLS } from "../../lib/limits";
-import { isRateLimited, logError } from "../errors";
+import { logError, retryAfterMsOf } from "../errors";
+import { stoppingError } from "../requests";
 import { INTERNAL_MESSAGE } from "./errors";
 import { appRouter } from "./root";
 import { type Context, createInnerContext } from "./trpc";
@@ -32,8 +33,15 @@ export function isCrossSite(headers: Headers, publicUrl: string | undefined): bo
   return !own.some((h) => h !== null && h.toLowerCase() === host.toLowerCase());
 }
 
-/** An HTTP request's context: who sent it (auth/request.ts), and whether another site's page did. */
-export async function requestContext(req: Request, app: App): Promise<Context> {
+/**
+ * An HTTP request's context: who sent it (auth/request.ts), and whether another site's page did.
+ * `admitted` false: the process is stopping (requests.ts), and the call is refused with 503.
+ */
+export async function requestContext(req: Request, app: App, admitted = true): Promise<Context> {
+  if (!admitted) {
+    const cause = stoppingError();
+    throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: cause.message, cause });
+  }
   return createInnerContext({ app, caller: await callerFromRequest(app, req.headers), crossSite: isCrossSite(req.headers, app.env.GB_PUBLIC_URL) });
 }
 
@@ -45,20 +53,32 @@ export function logUnhandled(error: TRPCError, what: string): void {
   if (error.code === "INTERNAL_SERVER_ERROR" && error.message !== INTERNAL_MESSAGE) logError(`${what} failed`, error.cause ?? error);
 }
 
-/** TOO_MANY_REQUESTS also says when to come back, in the standard header: its value, or null. */
+/** TOO_MANY_REQUESTS and SERVICE_UNAVAILABLE also say when to come back, in the standard header: its value, or null. */
 export function retryAfter(errors: readonly TRPCError[]): string | null {
-  const wait = errors.map((e) => (isRateLimited(e.cause) ? e.cause.retryAfterMs : 0)).reduce((a, b) => Math.max(a, b), 0);
+  const wait = errors.map((e) => retryAfterMsOf(e.cause) ?? 0).reduce((a, b) => Math.max(a, b), 0);
   return wait > 0 ? String(Math.ceil(wait / 1000)) : null;
 }
 
-/** The tRPC route handler, over a given App: the Next route and the tests both use it. */
-export function handleTrpc(req: Request, app: App): Promise<Response> {
+/**
+ * The tRPC route handler, over a given App: the Next route and the tests both use it. The call
+ * counts as in flight until it has answered; while the process stops, it is refused (requests.ts).
+ */
+export async function handleTrpc(req: Request, app: App): Promise<Response> {
+  const leave = app.requests.enter();
+  try {
+    return await answerTrpc(req, app, leave !== null);
+  } finally {
+    leave?.();
+  }
+}
+
+function answerTrpc(req: Request, app: App, admitted: boolean): Promise<Response> {
   return fetchRequestHandler({
     endpoint: TRPC_ENDPOINT,
     req,
     router: appRouter,
     maxBatchSize: MAX_BATCH_CALLS,
-    createContext: () => requestContext(req, app),
+    createContext: () => requestContext(req, app, admitted),
     onError: ({ error, path }) => logUnhandled(error, `tRPC ${path ?? "(request)"}`),
     responseMeta({ errors }) {
       const wait = retryAfter(errors);

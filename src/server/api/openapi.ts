@@ -44,6 +44,8 @@ function restError(error: TRPCError, req: Request, procedure: string | undefined
 interface RestCall {
   request: Request;
   app: App;
+  /** false: the process is stopping, and the call is refused (requests.ts) */
+  admitted: boolean;
   failure?: { error: TRPCError; procedure: string | undefined };
 }
 const CALL = Symbol("gligabao.restCall");
@@ -62,7 +64,7 @@ function restHandler(): ReturnType<typeof createOpenApiNodeHttpHandler> {
     router: appRouter,
     createContext: ({ req }) => {
       const call = callOf(req);
-      return requestContext(call.request, call.app);
+      return requestContext(call.request, call.app, call.admitted);
     },
     onError({ error, path, req }) {
       callOf(req).failure = { error, procedure: path };
@@ -87,9 +89,21 @@ async function bodyOf(req: Request): Promise<{ ok: true; data: unknown } | { ok:
   }
 }
 
-/** The REST route handler, over a given App: the Next route and the tests both use it. */
+/**
+ * The REST route handler, over a given App: the Next route and the tests both use it. The call
+ * counts as in flight until it has answered; while the process stops, it is refused (requests.ts).
+ */
 export async function handleRestV1(req: Request, app: App): Promise<Response> {
-  const call: RestCall = { request: req, app };
+  const leave = app.requests.enter();
+  try {
+    return await answerRest(req, app, leave !== null);
+  } finally {
+    leave?.();
+  }
+}
+
+async function answerRest(req: Request, app: App, admitted: boolean): Promise<Response> {
+  const call: RestCall = { request: req, app, admitted };
   const url = req.url.replace(REST_ENDPOINT, "");
   const body = await bodyOf(req);
   // the request as the library's node handler takes a fetch one (as its fetch adapter does): the

@@ -7,7 +7,7 @@ import { type Role, roleAtLeast } from "../../lib/roles";
 import type { App } from "../app";
 import type { Caller } from "../auth/caller";
 import type { Db } from "../db/client";
-import { errorKind, ForbiddenError, isRateLimited, UnauthorizedError } from "../errors";
+import { errorKind, ForbiddenError, retryAfterMsOf, UnauthorizedError } from "../errors";
 import { INTERNAL_MESSAGE, isAuthError, toTRPCError } from "./errors";
 
 /**
@@ -83,8 +83,8 @@ const t = initTRPC.context<Context>().meta<OpenApiMeta>().create({
         ...shape.data,
         field,
         zodError: zod ? z.flattenError(zod) : null,
-        /** TOO_MANY_REQUESTS: when to try again */
-        retryAfterMs: isRateLimited(error.cause) ? error.cause.retryAfterMs : null,
+        /** TOO_MANY_REQUESTS, and SERVICE_UNAVAILABLE from a stopping server: when to try again */
+        retryAfterMs: retryAfterMsOf(error.cause),
       },
     };
   },

@@ -5,6 +5,7 @@ import type { App } from "../app";
 import type { Caller } from "../auth/caller";
 import { callerFromRequest } from "../auth/request";
 import { logError, UnauthorizedError } from "../errors";
+import { admitted, stoppingError, STOPPING_RETRY_MS } from "../requests";
 import { createMcpServer } from "./server";
 
 export const MCP_ENDPOINT = "/api/mcp";
@@ -88,7 +89,13 @@ async function withReadableErrors(res: Response): Promise<Response> {
  * server-to-client stream) and DELETE (ending a session) have nothing to do without sessions:
  * 405, which the SDK's client expects of such a server.
  */
-export async function handleMcp(req: Request, app: App): Promise<Response> {
+export function handleMcp(req: Request, app: App): Promise<Response> {
+  // while the process stops: refused, in JSON-RPC's words, with when to come back (requests.ts)
+  const stopping = () => refusal(503, -32000, stoppingError().message, { "retry-after": String(Math.ceil(STOPPING_RETRY_MS / 1000)) });
+  return admitted(app.requests, () => answerMcp(req, app), stopping);
+}
+
+async function answerMcp(req: Request, app: App): Promise<Response> {
   let caller: Caller | null;
   try {
     caller = await callerFromRequest(app, req.headers);

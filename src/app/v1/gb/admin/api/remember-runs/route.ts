@@ -1,8 +1,10 @@
 import { getApp } from "@/server/app";
 import { handleRunsRest } from "@/server/api/rest";
+import { admitted } from "@/server/requests";
 
 export const dynamic = "force-dynamic";
 
 export async function GET(req: Request): Promise<Response> {
-  return handleRunsRest("remember", req, await getApp());
+  const app = await getApp();
+  return admitted(app.requests, () => handleRunsRest("remember", req, app));
 }
