@@ -3,6 +3,8 @@ import { beforeAll, expect, it } from "vitest";
 import { seedGraph } from "../../../scripts/bench/seed";
 import { describeEachDriver } from "../../test/db";
 import { listsSql, retrieveList } from "../query/retrieve";
+import { freshDataset } from "../../test/db";
+import { loadCandidates } from "../remember/candidates";
 import { termWeights } from "../query/bm25";
 import { MAX_DISTANCE } from "../query/lists/shared";
 import { column, queryRows, rowDecoder } from "./rows";
@@ -174,5 +176,73 @@ describeEachDriver("vector cells: a dataset that grows fourfold gets new ones", 
     } finally {
       await db.execute(sql`DROP TABLE gb_test_later`);
     }
+  }, 120_000);
+});
+
+describeEachDriver("remember's entities near a vector, without pgvector: in cells too", (ctx) => {
+  const ENTITIES = 3 * MIN_ROWS;
+  it("finds the entities near a chunk entity's embedding as the exact cosine does, reading a few cells of them", async () => {
+    const { app } = ctx();
+    const db = app.database.db;
+    const ds = await freshDataset(app, "near");
+    // entities whose name embeddings cluster by a topic (a family of names), as real ones do:
+    // pseudo-random components (hashtext), a topic's plus the entity's own
+    const component = (seed: string) => `(hashtext(${seed}) / 2147483648.0)`;
+    await db.execute(sql`
+      INSERT INTO gb_entities (dataset_id, id, name, name_key, type, embedding, created_at, updated_at)
+      SELECT ${ds.id}, md5(${ds.id} || 'e' || i)::uuid, 'Entity ' || i, 'entity ' || i, 'person',
+        ARRAY(SELECT (${sql.raw(component("'t' || (i % 53) || ':' || k"))} + 0.6 * ${sql.raw(component("'e' || i || ':' || k"))})::real FROM generate_series(1, ${DIMS}) k),
+        now(), now()
+      FROM generate_series(1, ${ENTITIES}) i`);
+    const picked = await queryRows(db, sql`SELECT id, to_json(embedding) AS embedding FROM gb_entities WHERE dataset_id = ${ds.id} ORDER BY id LIMIT 12`, vectorRow);
+    // a chunk entity named otherwise: an entity's embedding, a little moved
+    const vectors = picked.map((r, i) => ({ key: `other name ${i}`, vector: r.embedding.map((x, k) => x + 0.15 * Math.sin(i * 31.7 + k * k * 0.7)) }));
+    // one vector at a time: load_candidates keeps an entity once, for the vector it is nearest
+    const near = () =>
+      Promise.all(
+        vectors.map(async (v) => {
+          const found = await loadCandidates(db, { datasetId: ds.id, keys: [], vectors: [v], chunkFacts: [], pgvector: false, dimensions: DIMS });
+          return new Set(found.entities.filter((e) => e.via === "vector").map((e) => e.id));
+        }),
+      );
+    // the exact answer: the three nearest by the cosine, within load_candidates' bound
+    const exact = await Promise.all(
+      vectors.map(async ({ vector }) =>
+        (
+          await queryRows(
+            db,
+            sql`SELECT id FROM (SELECT id, gb_cosine_distance(embedding, ${`{${vector.join(",")}}`}::real[]) AS d FROM gb_entities
+                WHERE dataset_id = ${ds.id} ORDER BY d LIMIT 3) n WHERE d <= 0.35`,
+            idRow,
+          )
+        ).map((r) => r.id),
+      ),
+    );
+    expect(exact.flat().length).toBeGreaterThanOrEqual(vectors.length); // each finds at least its own entity
+    /** the share of the exact answers found, of the nearest (`first`) or of all three */
+    const recall = (got: Set<string>[], first = false) => {
+      const want = exact.map((ids) => (first ? ids.slice(0, 1) : ids));
+      return want.reduce((n, ids, i) => n + ids.filter((id) => got[i]!.has(id)).length, 0) / want.flat().length;
+    };
+    const before = await near();
+    const byBits = recall(before);
+    while ((await placeInCells(db)) > 0);
+    const [placed] = await queryRows(db, sql`SELECT count(*)::int AS n FROM gb_vector_pivots WHERE dataset_id = ${ds.id} AND kind = 'entity'`, countRow);
+    expect(placed!.n).toBe(Math.ceil(ENTITIES / CELL_ROWS));
+    const after = await near();
+    const inCells = recall(after);
+    console.log(
+      `remember's near entities without pgvector, ${ENTITIES} entities: recall of the exact 3 nearest ${byBits.toFixed(3)} by bits alone, ${inCells.toFixed(3)} in cells; of the nearest ${recall(before, true).toFixed(3)} and ${recall(after, true).toFixed(3)}`,
+    );
+    expect(recall(before, true)).toBe(1);
+    expect(recall(after, true)).toBe(1);
+    // the second and third nearest are often near ties in a cluster (candidates.ts: NEAR_BY_BITS)
+    expect(byBits).toBeGreaterThanOrEqual(0.6);
+    expect(inCells).toBeGreaterThanOrEqual(0.6);
+    // each vector reads its cells' entities, not the dataset's
+    const { where } = cellSearch(sql`e`, "entity", ds.id, vectors[0]!.vector);
+    const [read] = await queryRows(db, sql`SELECT count(*)::int AS n FROM gb_entities e WHERE e.dataset_id = ${ds.id} AND ${where}`, countRow);
+    expect(read!.n).toBeGreaterThan(0);
+    expect(read!.n).toBeLessThan(ENTITIES / 2);
   }, 120_000);
 });

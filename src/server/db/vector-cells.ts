@@ -10,7 +10,7 @@ import { column, queryRows, rowDecoder } from "./rows";
  *
  * - each embedding's sign bits (embedding_bits, a generated column: gb_sign_bits, migration
  *   0021) rank rows by Hamming distance (bit_count(a # b)) at about 1 µs a row;
- * - a dataset of MIN_ROWS rows or more of a kind (chunks, facts) has pivots: rows of its own
+ * - a dataset of MIN_ROWS rows or more of a kind (chunks, facts, entities) has pivots: rows of its own
  *   chosen at random, one per CELL_ROWS rows (at most MAX_PIVOTS), each the centre of a cell; the
  *   maintenance loop (placeInCells) puts every row in the cell of its nearest pivot by those bits;
  * - a question reads the PROBE cells whose pivots are nearest its own bits, and the rows in no
@@ -38,8 +38,8 @@ export const PLACE_BATCH = 2_000;
 /** a row whose size no pivot has (the embeddings changed size): read with the rows in no cell */
 const NO_CELL = 0;
 
-export type VectorKind = "chunk" | "fact";
-const TABLES: Record<VectorKind, SQL> = { chunk: sql`gb_chunks`, fact: sql`gb_facts` };
+export type VectorKind = "chunk" | "fact" | "entity";
+const TABLES: Record<VectorKind, SQL> = { chunk: sql`gb_chunks`, fact: sql`gb_facts`, entity: sql`gb_entities` };
 
 /** A vector's sign bits as a bit-string literal: one per dimension, 1 where it is positive (as gb_sign_bits). */
 export function signBits(v: readonly number[]): string {
@@ -48,8 +48,9 @@ export function signBits(v: readonly number[]): string {
 
 /**
  * The condition and order that choose a vector list's rows without pgvector (the rows of
- * `alias`, a gb_chunks or gb_facts row): in the cells nearest the question, or in none; nearest
- * first by sign bits.
+ * `alias`, a gb_chunks, gb_facts or gb_entities row): in the cells nearest the question, or in
+ * none; nearest first by sign bits. The query's vector lists search chunks and facts; remember's
+ * load_candidates, entities (one named otherwise that means the same).
  */
 export function cellSearch(
   alias: SQL,
@@ -167,7 +168,7 @@ async function placeBatch(db: Db, datasetId: string, kind: VectorKind, batch: nu
  */
 export async function placeInCells(db: Db, batch = PLACE_BATCH): Promise<number> {
   let moved = 0;
-  for (const kind of ["chunk", "fact"] as const) {
+  for (const kind of ["chunk", "fact", "entity"] as const) {
     const table = TABLES[kind];
     const todo = await queryRows(
       db,

@@ -162,6 +162,8 @@ export const entities = pgTable(
     aliasKeys: text("alias_keys").array().notNull().default([]),
     summary: text("summary"),
     embedding: real("embedding").array(),
+    embeddingBits: embeddingBits(),
+    embeddingCell: embeddingCell(),
     /** a place's coordinates, set by resolve_geo from the geocoder */
     lat: doublePrecision("lat"),
     lon: doublePrecision("lon"),
@@ -188,6 +190,10 @@ export const entities = pgTable(
     index("gb_entities_run_idx").on(t.datasetId, t.createdRunId),
     // nearby_geo: a bounding box on lat/lon within a dataset, then the exact distance
     index("gb_entities_geo_idx").on(t.datasetId, t.lat, t.lon).where(sql`lat IS NOT NULL`),
+    // load_candidates without pgvector: the entities of a vector cell (vector-cells.ts)
+    index("gb_entities_embedding_cell_idx").on(t.datasetId, t.embeddingCell),
+    // the maintenance loop: embeddings still to place in a cell, without reading the rest
+    index("gb_entities_embedding_todo_idx").on(t.datasetId).where(sql`embedding_cell IS NULL AND embedding_bits IS NOT NULL`),
   ],
 );
 
@@ -291,7 +297,7 @@ export const searchStats = pgTable("gb_search_stats", {
 });
 
 /**
- * Where pgvector is absent: the pivots of a dataset's chunk or fact embeddings, rows of its own
+ * Where pgvector is absent: the pivots of a dataset's chunk, fact or entity embeddings, rows of its own
  * chosen at random (their sign bits), each the centre of a cell (src/server/db/vector-cells.ts).
  * A generation is chosen when the dataset has enough rows, and again when it has grown fourfold
  * (`rows`: how many it had then); the rows of an older generation's cells are moved to the new
@@ -303,7 +309,7 @@ export const vectorPivots = pgTable(
     datasetId: uuid("dataset_id").notNull(),
     /** the cell's id (embedding_cell): later generations' are greater */
     id: bigint("id", { mode: "number" }).generatedAlwaysAsIdentity(),
-    /** "chunk" or "fact" */
+    /** "chunk", "fact" or "entity" */
     kind: text("kind").notNull(),
     generation: integer("generation").notNull(),
     /** the dataset's rows of that kind when the generation was chosen */
