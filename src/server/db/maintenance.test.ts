@@ -4,7 +4,7 @@ import { openTestDatabase } from "../../test/db";
 import type { Database } from "./client";
 import { LOCAL_CALLER } from "../auth/caller";
 import { createDataset } from "../datasets/datasets";
-import { analyzeBehind, analyzeStale, BEHIND_MIN_ROWS, behindMemory, stale, startMaintenance } from "./maintenance";
+import { analyzeBehind, analyzeStale, analyzeTable, BEHIND_MIN_ROWS, behindMemory, stale, startMaintenance } from "./maintenance";
 import { queryRows } from "./rows";
 
 describe("stale", () => {
@@ -40,6 +40,12 @@ for (const driver of ["pglite", "postgres"] as const) {
       expect(await analyzeStale(database.db)).toContain("grows");
       expect(await reltuples()).toBe(5000);
       expect(await analyzeStale(database.db)).toEqual([]);
+    });
+
+    it("passes over a table dropped since the list was read, and fails on any other error", async () => {
+      expect(await analyzeTable(database.db, "grows")).toBe(true);
+      expect(await analyzeTable(database.db, "gb_test_gone_meanwhile")).toBe(false);
+      await expect(analyzeTable(database.db, "x".repeat(70) + "\u0000")).rejects.toThrow();
     });
 
     it("analyzes a table in which a dataset being remembered into holds far more than the planner thinks, once per doubling", async () => {

@@ -38,6 +38,25 @@ export function stale(t: Pick<TableSize, "relpages" | "reltuples" | "pages">): b
   return t.pages > t.relpages * 1.1 + 8;
 }
 
+/** The error says its table no longer exists (SQLSTATE 42P01), here or in one of its causes. */
+function tableGone(e: unknown): boolean {
+  for (let err = e, depth = 0; typeof err === "object" && err !== null && depth < 5; err = (err as { cause?: unknown }).cause, depth++) {
+    if ((err as { code?: unknown }).code === "42P01") return true;
+  }
+  return false;
+}
+
+/** ANALYZE of a table, unless it was dropped since the list was read (a scratch or test table): false then. */
+export async function analyzeTable(db: Db, table: string): Promise<boolean> {
+  try {
+    await db.execute(sql`ANALYZE ${sql.identifier(table)}`);
+    return true;
+  } catch (e) {
+    if (tableGone(e)) return false;
+    throw e;
+  }
+}
+
 /** ANALYZEs this schema's tables whose statistics are stale; returns their names. */
 export async function analyzeStale(db: Db): Promise<string[]> {
   const tables = await queryRows<TableSize>(
@@ -51,8 +70,7 @@ export async function analyzeStale(db: Db): Promise<string[]> {
   for (const t of tables) {
     if (!stale({ relpages: Number(t.relpages), reltuples: Number(t.reltuples), pages: Number(t.pages) })) continue;
     await turn();
-    await db.execute(sql`ANALYZE ${sql.identifier(t.name)}`);
-    done.push(t.name);
+    if (await analyzeTable(db, t.name)) done.push(t.name);
   }
   return done;
 }
