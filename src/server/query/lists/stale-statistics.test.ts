@@ -10,6 +10,7 @@ import { namedPeriod } from "../fusion";
 import { listsSql } from "../retrieve";
 import { memberFactsSql } from "../../enrich/series/window";
 import { chunksTextSql } from "./chunks-text";
+import { entities } from "./entities";
 import { factColumns, factTables, factValidity } from "./facts";
 import { factsText } from "./facts-text";
 import { MAX_SCORED_COMMON, maxScored } from "./shared";
@@ -131,10 +132,10 @@ for (const driver of ["pglite", "postgres"] as const) {
     }, 120_000);
     afterAll(() => database.close());
 
-    /** rows of chunks and facts a statement reads (kept or filtered out), over every loop */
-    const rowsRead = async (statement: ReturnType<typeof sql>) => {
+    /** rows of chunks and facts (or of `tables`) a statement reads (kept or filtered out), over every loop */
+    const rowsRead = async (statement: ReturnType<typeof sql>, tables = ["gb_chunks", "gb_facts"]) => {
       const walk = (n: PlanNode): number =>
-        (["gb_chunks", "gb_facts"].includes(n["Relation Name"] ?? "") ? (n["Actual Rows"] + (n["Rows Removed by Filter"] ?? 0)) * (n["Actual Loops"] ?? 1) : 0) +
+        (tables.includes(n["Relation Name"] ?? "") ? (n["Actual Rows"] + (n["Rows Removed by Filter"] ?? 0)) * (n["Actual Loops"] ?? 1) : 0) +
         (n.Plans ?? []).reduce((a, c) => a + walk(c), 0);
       return walk(await analyzed(database, statement));
     };
@@ -151,6 +152,18 @@ for (const driver of ["pglite", "postgres"] as const) {
       // chunks_text: at most the dataset's own 600 chunks and its places' lookups (720 here, the
       // planner reading this small dataset whole), not the 3,000 chunks stored before it
       expect(await rowsRead(chunksTextSql(q))).toBeLessThan(1_000);
+    });
+
+    it("the entities list, finding no name, looks each word's frequency up by key, not among the dataset's terms", async () => {
+      // no name matches, and "w0a3f" and "likes w0a3f" are spans long enough for a near miss: each
+      // of their words is looked up in the term statistics (as an anti-join, PGlite hashed all
+      // 2,400 terms of the dataset for each span: 15 ms)
+      const question = "Who likes w0a3f?";
+      const q = { db: database.db, datasetId: later, question, vector: null, asOf: null, pgvector: false, dimensions: 0, period: null, weights: await termWeights(database.db, later, question) };
+      const list = "statement" in entities ? entities.statement(q, () => null) : null;
+      const read = await rowsRead(list!.part.sql, ["gb_term_stats"]);
+      expect(read).toBeGreaterThan(0);
+      expect(read).toBeLessThan(20);
     });
   });
 }
