@@ -6,7 +6,7 @@ import { type ChatRequestBody, type FakeOpenAI, startFakeOpenAI } from "../test/
 import { handleTrpc } from "./api/http";
 import { handleRestV1 } from "./api/openapi";
 import { createApp } from "./app";
-import { queryRuns } from "./db/schema";
+import { queryRuns, rememberRuns } from "./db/schema";
 import { handleMcp } from "./mcp/http";
 import { createRequestGate } from "./requests";
 
@@ -48,6 +48,8 @@ describe("the request gate", () => {
 let fake: FakeOpenAI;
 /** the answer's delay: long enough that the stop begins while it is in flight */
 const ANSWER_MS = 600;
+/** the graph extraction's delay (a remember in flight when the stop begins) */
+let graphMs = 0;
 
 beforeAll(async () => {
   fake = await startFakeOpenAI({
@@ -58,6 +60,7 @@ beforeAll(async () => {
       if (task === "resolution") return { content: { entities: [], facts: [] } };
       if (task === "graph") {
         return {
+          delayMs: graphMs,
           content: {
             entities: [
               { name: "Alice", type: "person", aliases: [] },
@@ -145,6 +148,45 @@ for (const driver of ["pglite", "postgres"] as const) {
         const runs = await app.database.db.select({ id: queryRuns.id }).from(queryRuns).where(eq(queryRuns.datasetId, ds.id));
         expect(runs).toHaveLength(1);
       } finally {
+        await app.stop();
+        await database.close();
+      }
+    });
+
+    it("a remember.submit that waits for its run answers with the run handed back (queued), not an error", async () => {
+      const database = await openTestDatabase(driver);
+      const app = await createApp({
+        env: testEnv({ GB_AUTH: "off", GB_MODELS: "openai", OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: fake.url, GB_MODEL_MAX_RETRIES: "0" }),
+        database,
+        pollMs: 50,
+      });
+      graphMs = 5000;
+      try {
+        const ds = await freshDataset(app);
+        const waiting = handleTrpc(
+          new Request("http://localhost/api/trpc/remember.submit", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ json: { dataset: ds.name, text: "Alice lives in Paris.", wait: true } }),
+          }),
+          app,
+        );
+        // until its run is in flight
+        const t0 = Date.now();
+        const started = async () => (await app.database.db.select({ status: rememberRuns.status }).from(rememberRuns).where(eq(rememberRuns.datasetId, ds.id)))[0]?.status;
+        while ((await started()) !== "started" && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 20));
+        expect(await started()).toBe("started");
+
+        const report = await app.stop({ graceMs: 0 });
+        expect(report.handedBack).toBe(1);
+        const res = await waiting;
+        expect(res.status).toBe(200);
+        const body = (await res.json()) as { result: { data: { json: { rememberRunId: string; status: string; error: string | null } } } };
+        expect(body.result.data.json).toMatchObject({ status: "queued", error: null });
+        const [run] = await app.database.db.select().from(rememberRuns).where(eq(rememberRuns.id, body.result.data.json.rememberRunId));
+        expect(run?.status).toBe("queued");
+      } finally {
+        graphMs = 0;
         await app.stop();
         await database.close();
       }

@@ -129,7 +129,10 @@ export function createRememberManager(opts: RememberManagerOptions): RememberMan
   }
 
   return {
-    start: () => scheduler.start(),
+    start: () => {
+      waiters.resume();
+      scheduler.start();
+    },
     poke: () => scheduler.poke(),
     waitFor: (runId, timeoutMs) => waiters.waitFor(runId, timeoutMs),
 
@@ -145,6 +148,8 @@ export function createRememberManager(opts: RememberManagerOptions): RememberMan
       }
       leases.stopHeartbeat();
       await leases.release();
+      // the submits waiting on a run answer with the status it is left in (queued when handed back)
+      await waiters.release();
       return { finished: inFlight - handedBack, handedBack };
     },
   };

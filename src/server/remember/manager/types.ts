@@ -1,4 +1,5 @@
 import type { Db, SessionLock } from "../../db/client";
+import type { RunEnd } from "./waiters";
 
 /** A queued run this process has claimed (its row is now `started`, with our lease). */
 export interface ClaimedRun {
@@ -92,7 +93,9 @@ export interface RememberManager {
    * Resolves with the run's final status once it is succeeded or failed (polls the row every
    * pollMs; also woken by in-process completion). A run queued again for a retry is not final.
    * Rejects if the run does not exist, or after timeoutMs (no timeout when omitted). Works
-   * whether or not this manager is started: the run may be executed by another process.
+   * whether or not this manager is started: the run may be executed by another process. When
+   * this manager stops first, resolves with the status the run is left in (`released`: queued
+   * for a run handed back), so that a submit that waited answers with its run's id.
    */
-  waitFor(runId: string, timeoutMs?: number): Promise<{ status: FinalStatus; error: string | null }>;
+  waitFor(runId: string, timeoutMs?: number): Promise<RunEnd>;
 }
