@@ -9,6 +9,7 @@ import type { Database } from "./client";
 import { fillBroader } from "./maintenance";
 import { migrate, migrationsFolder } from "./migrate";
 import { queryRows } from "./rows";
+import { signBits } from "./vector-cells";
 
 /*
  * A database made by an earlier release, upgraded: its rows go through the migrations written since.
@@ -98,6 +99,32 @@ for (const driver of ["pglite", "postgres"] as const) {
         expect(await bdf("weekday")).toBe(1);
       } finally {
         rmSync(before, { recursive: true, force: true });
+      }
+    });
+
+    it("0024 gives the entities stored before it their embeddings' sign bits, and no cell yet", async () => {
+      const db = await openEmptyDatabase(driver, "gb_t_upgrade24");
+      const before = migrationsUpTo("0023_chunk_retired");
+      try {
+        await migrate(db, before);
+        const datasetId = randomUUID();
+        const vector = [0.5, -0.25, 0, 1, -2];
+        const [withEmbedding, without] = [randomUUID(), randomUUID()];
+        await db.db.execute(sql`
+          INSERT INTO gb_entities (dataset_id, id, name, name_key, type, embedding, created_at, updated_at)
+          VALUES (${datasetId}, ${withEmbedding}, 'Ada', 'ada', 'person', ${`{${vector.join(",")}}`}::real[], now(), now()),
+                 (${datasetId}, ${without}, 'Bo', 'bo', 'person', NULL, now(), now())`);
+        await migrate(db);
+        const rows = await queryRows<{ id: string; bits: string | null; cell: number | null }>(
+          db.db,
+          sql`SELECT id, embedding_bits::text AS bits, embedding_cell AS cell FROM gb_entities WHERE dataset_id = ${datasetId}`,
+        );
+        const byId = new Map(rows.map((r) => [r.id, r]));
+        expect(byId.get(withEmbedding)).toEqual({ id: withEmbedding, bits: signBits(vector), cell: null });
+        expect(byId.get(without)).toEqual({ id: without, bits: null, cell: null });
+      } finally {
+        rmSync(before, { recursive: true, force: true });
+        await db.close();
       }
     });
   });
