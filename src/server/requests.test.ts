@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { callerFor } from "../test/callers";
 import { freshDataset, openTestDatabase, testEnv } from "../test/db";
-import { type ChatRequestBody, type FakeOpenAI, startFakeOpenAI } from "../test/fake-openai";
+import { aliceInParisChat, type FakeOpenAI, startFakeOpenAI } from "../test/fake-openai";
 import { handleTrpc } from "./api/http";
 import { handleRestV1 } from "./api/openapi";
 import { createApp } from "./app";
@@ -53,40 +53,27 @@ let graphMs = 0;
 
 beforeAll(async () => {
   fake = await startFakeOpenAI({
-    chat: (body: ChatRequestBody) => {
-      const task = (body.response_format as { json_schema?: { name?: string } } | undefined)?.json_schema?.name;
-      if (task === "complexity") return { content: { complexity: "simple", chunk: false, reason: "short" } };
-      if (task === "summary") return { content: { summary: "Alice lives in Paris." } };
-      if (task === "resolution") return { content: { entities: [], facts: [] } };
-      if (task === "graph") {
-        return {
-          delayMs: graphMs,
-          content: {
-            entities: [
-              { name: "Alice", type: "person", aliases: [] },
-              { name: "Paris", type: "place", aliases: [] },
-            ],
-            facts: [{ subject: "Alice", predicate: "lives_in", object: "Paris", objectIsEntity: true, sentence: "Alice lives in Paris.", validAt: null, invalidAt: null }],
-          },
-        };
-      }
-      return { content: { answer: "Alice lives in Paris [1].", cited: [1] }, delayMs: ANSWER_MS };
-    },
+    chat: aliceInParisChat(
+      () => ({ content: { answer: "Alice lives in Paris [1].", cited: [1] }, delayMs: ANSWER_MS }),
+      () => ({ delayMs: graphMs }),
+    ),
   });
 });
 afterAll(() => fake.close());
+
+/** An app on the openai provider against the fake, auth off, on a database of its own. */
+async function openApp(driver: "pglite" | "postgres") {
+  const database = await openTestDatabase(driver);
+  const env = testEnv({ GB_AUTH: "off", GB_MODELS: "openai", OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: fake.url, GB_MODEL_MAX_RETRIES: "0" });
+  return { app: await createApp({ env, database, pollMs: 50 }), database };
+}
 
 for (const driver of ["pglite", "postgres"] as const) {
   const unavailable = driver === "postgres" && !inject("pgUrl");
   if (unavailable) console.log(`stopping with calls in flight [postgres]: skipped, TEST_DATABASE_URL is unset`);
   describe.skipIf(unavailable)(`stopping with calls in flight [${driver}]`, () => {
     it("finishes the call in flight, with its run log, and refuses new calls with 503 on every door", async () => {
-      const database = await openTestDatabase(driver);
-      const app = await createApp({
-        env: testEnv({ GB_AUTH: "off", GB_MODELS: "openai", OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: fake.url, GB_MODEL_MAX_RETRIES: "0" }),
-        database,
-        pollMs: 50,
-      });
+      const { app, database } = await openApp(driver);
       try {
         const ds = await freshDataset(app);
         expect((await callerFor(app).remember.submit({ dataset: ds.name, text: "Alice lives in Paris.", wait: true })).status).toBe("succeeded");
@@ -154,12 +141,7 @@ for (const driver of ["pglite", "postgres"] as const) {
     });
 
     it("a remember.submit that waits for its run answers with the run handed back (queued), not an error", async () => {
-      const database = await openTestDatabase(driver);
-      const app = await createApp({
-        env: testEnv({ GB_AUTH: "off", GB_MODELS: "openai", OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: fake.url, GB_MODEL_MAX_RETRIES: "0" }),
-        database,
-        pollMs: 50,
-      });
+      const { app, database } = await openApp(driver);
       graphMs = 5000;
       try {
         const ds = await freshDataset(app);

@@ -76,15 +76,20 @@ export function createRequestGate(): RequestGate {
 }
 
 /**
- * Runs a route's handler as one admitted call: `refuse` answers when the process is stopping.
- * For the routes that have no API error format of their own (the API handlers gate themselves).
+ * Runs `answer` as one call of the gate, counted in flight until it has answered; `admitted` is
+ * false when the process is stopping, and the answer then refuses the call in its own format
+ * (tRPC's and REST's handlers: their error mapping says 503).
  */
-export async function admitted(gate: RequestGate, handle: () => Promise<Response>, refuse: () => Response = stoppingResponse): Promise<Response> {
+export async function asOneCall<T>(gate: RequestGate, answer: (admitted: boolean) => Promise<T>): Promise<T> {
   const leave = gate.enter();
-  if (!leave) return refuse();
   try {
-    return await handle();
+    return await answer(leave !== null);
   } finally {
-    leave();
+    leave?.();
   }
+}
+
+/** Runs a route's handler as one call of the gate; `refuse` answers when the process is stopping. */
+export function admitted(gate: RequestGate, handle: () => Promise<Response>, refuse: () => Response = stoppingResponse): Promise<Response> {
+  return asOneCall(gate, (ok) => (ok ? handle() : Promise.resolve(refuse())));
 }

@@ -121,6 +121,37 @@ function completion(body: ChatRequestBody, spec: ChatSpec, call: number): unknow
   };
 }
 
+/** The task a chat call is for: the name of its JSON schema (complexity, summary, graph, …). */
+export const chatTask = (body: ChatRequestBody): string | undefined =>
+  (body.response_format as { json_schema?: { name?: string } } | undefined)?.json_schema?.name;
+
+/**
+ * A chat answer for remembering "Alice lives in Paris." through the openai provider (its tasks:
+ * complexity, summary, resolution, graph), and `other` for any other task (query's answer).
+ * `graph` adds to the graph task's answer (a delay, to keep a run in flight).
+ */
+export function aliceInParisChat(other: (body: ChatRequestBody) => ChatValue, graph: () => Partial<ChatSpec> = () => ({})): (body: ChatRequestBody) => ChatValue {
+  return (body) => {
+    const task = chatTask(body);
+    if (task === "complexity") return { content: { complexity: "simple", chunk: false, reason: "short" } };
+    if (task === "summary") return { content: { summary: "Alice lives in Paris." } };
+    if (task === "resolution") return { content: { entities: [], facts: [] } };
+    if (task === "graph") {
+      return {
+        ...graph(),
+        content: {
+          entities: [
+            { name: "Alice", type: "person", aliases: [] },
+            { name: "Paris", type: "place", aliases: [] },
+          ],
+          facts: [{ subject: "Alice", predicate: "lives_in", object: "Paris", objectIsEntity: true, sentence: "Alice lives in Paris.", validAt: null, invalidAt: null }],
+        },
+      };
+    }
+    return other(body);
+  };
+}
+
 export async function startFakeOpenAI(
   handlers: {
     chat?: ChatAnswer;

@@ -4,7 +4,7 @@ import type { App } from "../app";
 import { callerFromRequest } from "../auth/request";
 import { MAX_BATCH_CALLS } from "../../lib/limits";
 import { logError, retryAfterMsOf } from "../errors";
-import { stoppingError } from "../requests";
+import { asOneCall, stoppingError } from "../requests";
 import { INTERNAL_MESSAGE } from "./errors";
 import { appRouter } from "./root";
 import { type Context, createInnerContext } from "./trpc";
@@ -63,13 +63,8 @@ export function retryAfter(errors: readonly TRPCError[]): string | null {
  * The tRPC route handler, over a given App: the Next route and the tests both use it. The call
  * counts as in flight until it has answered; while the process stops, it is refused (requests.ts).
  */
-export async function handleTrpc(req: Request, app: App): Promise<Response> {
-  const leave = app.requests.enter();
-  try {
-    return await answerTrpc(req, app, leave !== null);
-  } finally {
-    leave?.();
-  }
+export function handleTrpc(req: Request, app: App): Promise<Response> {
+  return asOneCall(app.requests, (admitted) => answerTrpc(req, app, admitted));
 }
 
 function answerTrpc(req: Request, app: App, admitted: boolean): Promise<Response> {

@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { App } from "../app";
 import { logUnhandled, requestContext, retryAfter } from "./http";
 import type { RestError } from "./openapi-document";
+import { asOneCall } from "../requests";
 import { appRouter } from "./root";
 import { clientError } from "./trpc";
 
@@ -93,13 +94,8 @@ async function bodyOf(req: Request): Promise<{ ok: true; data: unknown } | { ok:
  * The REST route handler, over a given App: the Next route and the tests both use it. The call
  * counts as in flight until it has answered; while the process stops, it is refused (requests.ts).
  */
-export async function handleRestV1(req: Request, app: App): Promise<Response> {
-  const leave = app.requests.enter();
-  try {
-    return await answerRest(req, app, leave !== null);
-  } finally {
-    leave?.();
-  }
+export function handleRestV1(req: Request, app: App): Promise<Response> {
+  return asOneCall(app.requests, (admitted) => answerRest(req, app, admitted));
 }
 
 async function answerRest(req: Request, app: App, admitted: boolean): Promise<Response> {

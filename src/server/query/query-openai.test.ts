@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { callerFor } from "../../test/callers";
 import { describeEachDriver, freshDataset } from "../../test/db";
-import { type ChatRequestBody, type FakeOpenAI, startFakeOpenAI } from "../../test/fake-openai";
+import { aliceInParisChat, type FakeOpenAI, startFakeOpenAI } from "../../test/fake-openai";
 import { inferences } from "../db/schema";
 
 /*
@@ -14,26 +14,7 @@ let fake: FakeOpenAI;
 let answer: string | object = { answer: "", cited: [] };
 
 beforeAll(async () => {
-  fake = await startFakeOpenAI({
-    chat: (body: ChatRequestBody) => {
-      const task = (body.response_format as { json_schema?: { name?: string } } | undefined)?.json_schema?.name;
-      if (task === "complexity") return { content: { complexity: "simple", chunk: false, reason: "short" } };
-      if (task === "summary") return { content: { summary: "Alice lives in Paris." } };
-      if (task === "resolution") return { content: { entities: [], facts: [] } };
-      if (task === "graph") {
-        return {
-          content: {
-            entities: [
-              { name: "Alice", type: "person", aliases: [] },
-              { name: "Paris", type: "place", aliases: [] },
-            ],
-            facts: [{ subject: "Alice", predicate: "lives_in", object: "Paris", objectIsEntity: true, sentence: "Alice lives in Paris.", validAt: null, invalidAt: null }],
-          },
-        };
-      }
-      return { content: answer, usage: { prompt_tokens: 120, completion_tokens: 9 } };
-    },
-  });
+  fake = await startFakeOpenAI({ chat: aliceInParisChat(() => ({ content: answer, usage: { prompt_tokens: 120, completion_tokens: 9 } })) });
 });
 afterAll(() => fake.close());
 
