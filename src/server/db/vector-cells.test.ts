@@ -234,8 +234,11 @@ describeEachDriver("remember's entities near a vector, without pgvector: in cell
     console.log(
       `remember's near entities without pgvector, ${ENTITIES} entities: recall of the exact 3 nearest ${byBits.toFixed(3)} by bits alone, ${inCells.toFixed(3)} in cells; of the nearest ${recall(before, true).toFixed(3)} and ${recall(after, true).toFixed(3)}`,
     );
+    // the nearest: always by bits alone (every entity's bits are read); in cells, a trade-off like
+    // pgvector's HNSW: with the cells candidates.ts reads (NEAR_PROBE), none of 8 draws of the
+    // pivots missed one, with half as many some missed 1 of 12
     expect(recall(before, true)).toBe(1);
-    expect(recall(after, true)).toBe(1);
+    expect(recall(after, true)).toBeGreaterThanOrEqual(11 / 12);
     // the second and third nearest are often near ties in a cluster (candidates.ts: NEAR_BY_BITS)
     expect(byBits).toBeGreaterThanOrEqual(0.6);
     expect(inCells).toBeGreaterThanOrEqual(0.6);

@@ -57,6 +57,7 @@ export function cellSearch(
   kind: VectorKind,
   datasetId: string,
   vector: readonly number[],
+  cellsRead = PROBE,
 ): { where: SQL; nearest: (take: number) => SQL; order: SQL } {
   const bits = sql`${signBits(vector)}::varbit`;
   // the nearest cells of each generation (two while rows move to a new one): a row still in an
@@ -65,7 +66,7 @@ export function cellSearch(
       CROSS JOIN LATERAL (
         SELECT p.id FROM gb_vector_pivots p
         WHERE p.dataset_id = ${datasetId} AND p.kind = ${kind} AND p.generation = g.generation AND length(p.bits) = ${vector.length}::int
-        ORDER BY bit_count(p.bits # ${bits}) LIMIT ${PROBE}
+        ORDER BY bit_count(p.bits # ${bits}) LIMIT ${cellsRead}
       ) x)`;
   // the rows of those cells and of no cell, each cell by its index (an OR of the three on the
   // row itself let the planner read the whole dataset and test each row: 21 ms at 5,000 chunks),

@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { column, queryRows, rowDecoder } from "../db/rows";
 import { cosineDistance, vectorRows } from "../db/vector";
-import { cellSearch, RESCORE } from "../db/vector-cells";
+import { cellSearch, PROBE, RESCORE } from "../db/vector-cells";
 import { factColumns } from "../graph/shape";
 import { nameKey, sqlNameKey } from "../text/name-key";
 import { NO_PENDING_WRITES, type PendingWrites, pendingEntitiesFor } from "./pending";
@@ -213,6 +213,12 @@ const NEAR_DISTANCE = 0.35;
  * nearest always). The 12 more cosines cost about 0.4 ms a vector.
  */
 const NEAR_BY_BITS = 2 * RESCORE * NEAR_PER_VECTOR;
+/**
+ * and the cells read, twice the lists' PROBE: missing the entity a new one duplicates costs a
+ * duplicate in the graph, and with 8 the nearest was missed for 1 vector of 12 in some draws of
+ * the pivots (vector-cells.test.ts); 800 more rows' bits cost about a millisecond.
+ */
+const NEAR_PROBE = 2 * PROBE;
 
 /**
  * The entities nearest each chunk entity's embedding. With pgvector, by its HNSW index; without,
@@ -232,7 +238,7 @@ async function nearEntities(db: Db, q: CandidateQuery): Promise<EntityCandidate[
     if (q.pgvector) {
       statement = sql`SELECT ${entityColumns}, ${distance} AS d FROM gb_entities WHERE ${where} ORDER BY d LIMIT ${NEAR_PER_VECTOR}`;
     } else {
-      const cells = cellSearch(alias, "entity", q.datasetId, vector);
+      const cells = cellSearch(alias, "entity", q.datasetId, vector, NEAR_PROBE);
       statement = sql`SELECT * FROM (
             SELECT ${entityColumns}, ${distance} AS d FROM gb_entities
             WHERE ${where} AND ${cells.nearest(NEAR_BY_BITS)}
