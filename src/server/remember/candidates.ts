@@ -214,11 +214,11 @@ const NEAR_DISTANCE = 0.35;
  */
 const NEAR_BY_BITS = 2 * RESCORE * NEAR_PER_VECTOR;
 /**
- * and the cells read, twice the lists' PROBE: missing the entity a new one duplicates costs a
+ * and the cells read, as many as the lists' PROBE: missing the entity a new one duplicates costs a
  * duplicate in the graph, and with 8 the nearest was missed for 1 vector of 12 in some draws of
  * the pivots (vector-cells.test.ts); 800 more rows' bits cost about a millisecond.
  */
-const NEAR_PROBE = 2 * PROBE;
+const NEAR_PROBE = PROBE;
 
 /**
  * The entities nearest each chunk entity's embedding. With pgvector, by its HNSW index; without,
