@@ -30,8 +30,8 @@ import { BenchReport, cell, readBenchFile, type Rows } from "./bench/report";
  * BENCH_RESPONSIVE_SERVER=next to measure the built app (next start; build it first) rather than the
  * handler from source, BENCH_RESPONSIVE_LOADS the runs (default alone,probed), BENCH_ONLY picks sections (runner,
  * remember, query, profile, moves, runs, http, doors, responsive, stm, geo). BENCH_QUERY_DBS: the databases of
- * the query section (default both; postgres alone for a 1M-fact run, which PGlite's memory does not
- * hold). BENCH_PROFILE_FACTS: the size of
+ * the query and profile sections (default both; postgres alone for a 1M-fact run, which PGlite's
+ * memory does not hold). BENCH_PROFILE_FACTS: the size of
  * the profile section's graph (default 100000): where a query's time goes, by question shape. BENCH_DOOR_QUERIES: the queries per door of the doors section (default 300). BENCH_GEO_PLACES: the place counts of the geo section's nearby_geo figure
  * (default 10000,100000). BENCH_STM_SCOPES: the scope keys of the stm section
  * (default 10000); BENCH_REDIS_URL (or TEST_REDIS_URL): its figures with the Redis message cache too.
@@ -78,7 +78,8 @@ try {
   }
   if (want("profile")) {
     const size = Number(process.env.BENCH_PROFILE_FACTS ?? 100_000);
-    const [cpu, parts] = await benchQueryProfile(dbs, size, 100);
+    const on = process.env.BENCH_QUERY_DBS?.split(",");
+    const [cpu, parts] = await benchQueryProfile(dbs.filter((d) => !on || on.includes(d.name)), size, 100);
     report.section(`where a query's time goes, ${size} facts, builtin models, by question shape: wall, and CPU a query (PGlite's is the process's)`, cpu);
     report.section(`where a query's time goes: the lists' one statement under EXPLAIN ANALYZE, ${size} facts (its clock adds to what it times: compare parts, not sums)`, parts);
   }
