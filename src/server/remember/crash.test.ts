@@ -17,7 +17,13 @@ import { createScratchDatabase } from "../db/scratch";
  * once, nothing is stored twice, and each dataset's runs ran in submission order.
  */
 
-const TEXTS = 40;
+/**
+ * The first child submits FIRST_TEXTS texts; each child started after it submits MORE_TEXTS new ones
+ * besides all the earlier ones again, so that every kill lands on a process with work to do (the
+ * pipeline runs the first batch dry within a few seconds, and a kill of an idle process proves nothing)
+ */
+const FIRST_TEXTS = 40;
+const MORE_TEXTS = 16;
 /** the signal of each cycle; between them, a child starts again on the same database */
 const CYCLES: NodeJS.Signals[] = ["SIGKILL", "SIGTERM", "SIGKILL", "SIGKILL", "SIGTERM", "SIGKILL"];
 const PROGRAM = "src/test/app-child.ts";
@@ -39,7 +45,7 @@ const runRow = rowDecoder({
 });
 const chunkTimesRow = rowDecoder({ run_id: column.text, first: column.timestamp, last: column.timestamp });
 
-async function verify(database: Database) {
+async function verify(database: Database, texts: number) {
   const db = database.db;
   const runs = await queryRows(
     db,
@@ -49,7 +55,7 @@ async function verify(database: Database) {
     runRow,
   );
   // every accepted text: one run (client retries made no second one), succeeded
-  expect(runs).toHaveLength(TEXTS);
+  expect(runs).toHaveLength(texts);
   expect(runs.filter((r) => r.status !== "succeeded").map((r) => [r.id, r.status, r.error])).toEqual([]);
 
   // exactly one text per run, with every chunk of its plan stored once
@@ -96,11 +102,22 @@ describe("crash test: kill -9 and SIGTERM while remembering", () => {
     for (const c of cleanups) await c();
   });
 
+  /** submitted so far, by every child started */
+  let texts = 0;
   const start = (env: Record<string, string>) => {
-    const child = spawnChild(PROGRAM, { APP_CHILD_TEXTS: String(TEXTS), ...env });
+    texts = texts === 0 ? FIRST_TEXTS : texts + MORE_TEXTS;
+    const child = spawnChild(PROGRAM, { APP_CHILD_TEXTS: String(texts), ...env });
     children.push(child);
     return child;
   };
+  /** the last child: submits nothing new, runs the queue dry and exits */
+  const finish = (env: Record<string, string>) => {
+    const child = spawnChild(PROGRAM, { APP_CHILD_TEXTS: String(texts), APP_CHILD_EXIT_WHEN_DONE: "1", ...env });
+    children.push(child);
+    return child;
+  };
+  /** the stops that landed on a process running a run (the rest found it idle) */
+  let busyKills = 0;
   /**
    * Stops a child with `signal` a moment into its work, once it is running a run (or after 15 s,
    * when the queue has nothing left for it): a faster pipeline must not let the kills land on an
@@ -108,9 +125,11 @@ describe("crash test: kill -9 and SIGTERM while remembering", () => {
    */
   async function stop(child: Child, signal: NodeJS.Signals) {
     await waitForLine(child, "ready", 60_000);
-    await sleep(100 + Math.random() * 500);
+    await sleep(100 + Math.random() * 1500);
     const until = Date.now() + 15_000;
-    while (Date.now() < until && !/ [1-9]\d*$/.test(child.lines.filter((l) => l.startsWith("progress ")).at(-1) ?? "")) await sleep(20);
+    const holds = () => / [1-9]\d*$/.test(child.lines.filter((l) => l.startsWith("progress ")).at(-1) ?? "");
+    while (Date.now() < until && !holds()) await sleep(20);
+    if (holds()) busyKills++;
     child.proc.kill(signal);
     const end = await child.exited;
     if (signal === "SIGTERM") expect(end, child.stderr.join("")).toEqual({ code: 0, signal: null });
@@ -118,25 +137,31 @@ describe("crash test: kill -9 and SIGTERM while remembering", () => {
   }
 
   it("PGlite: one process at a time, killed and restarted on its data dir", async () => {
+    texts = 0;
+    busyKills = 0;
     const dir = mkdtempSync(path.join(tmpdir(), "gb-crash-"));
     cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
     const env = { APP_CHILD_DATA_DIR: dir, APP_CHILD_DATABASE_URL: "" };
     for (const signal of CYCLES) await stop(start(env), signal);
-    const last = start({ ...env, APP_CHILD_EXIT_WHEN_DONE: "1" });
+    const last = finish(env);
     expect(await last.exited, last.stderr.join("")).toEqual({ code: 0, signal: null });
 
     const database = await openDatabase({ driver: "pglite", dataDir: path.join(dir, "pglite") });
     try {
-      const { kinds } = await verify(database);
+      const { kinds } = await verify(database, texts);
       // the kills did land on runs in flight
       expect(kinds).toContain("abandoned");
       expect(kinds).toContain("handed_back");
+      // most stops landed on runs in flight (each child brings new work)
+      expect(busyKills).toBeGreaterThanOrEqual(CYCLES.length / 2);
     } finally {
       await database.close();
     }
   }, 240_000);
 
   it.skipIf(!pgUrl)("Postgres: two processes at once, one of them stopped each time", async () => {
+    texts = 0;
+    busyKills = 0;
     const scratch = await createScratchDatabase(pgUrl!, "gb_test_crash");
     const database = await migrate(await openDatabase({ driver: "postgres", url: scratch.url, max: 2 }));
     cleanups.push(async () => {
@@ -152,10 +177,11 @@ describe("crash test: kill -9 and SIGTERM while remembering", () => {
     }
     // the last one hands its runs back; one more runs the queue dry
     await stop(alive.shift()!, "SIGTERM");
-    const last = start({ ...env, APP_CHILD_EXIT_WHEN_DONE: "1" });
+    const last = finish(env);
     expect(await last.exited, last.stderr.join("")).toEqual({ code: 0, signal: null });
 
-    const { kinds } = await verify(database);
+    const { kinds } = await verify(database, texts);
     expect(kinds).toContain("abandoned");
+    expect(busyKills).toBeGreaterThanOrEqual(CYCLES.length / 2);
   }, 240_000);
 });
