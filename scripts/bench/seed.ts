@@ -57,14 +57,16 @@ export async function seedGraph(
       split_part(t.content, '. ', k + 1), now(), t.id, md5(t.id::text || 'c')::uuid, ${run}
     FROM (SELECT *, (row_number() OVER (ORDER BY id))::bigint AS n FROM gb_texts WHERE dataset_id = ${id}) t, generate_series(0, 1) k`);
   if (opts.embeddings) {
-    // a person's direction plus a text's own: pseudo-random components (hashtext), deterministic,
-    // of the given size. Sums of a few sinusoids in k (as this was) lie in a space of four
-    // dimensions, so their sign bits were far more alike than real embeddings' and the cells
-    // without pgvector (db/vector-cells.ts) were measured on rows no model gives.
+    // a person's direction plus a text's own: pseudo-random components, deterministic, of the
+    // given size. Sums of a few sinusoids in k (as this was) lie in a space of four dimensions, so
+    // their sign bits were far more alike than real embeddings' and the cells without pgvector
+    // (db/vector-cells.ts) were measured on rows no model gives. Component k of a seed: a hash of
+    // k (hashint8extended, in [-1, 1) once divided), a quarter the time of hashing text in PGlite.
     const dims = Math.trunc(opts.embeddings);
-    const component = (seed: string) => `(hashtext(${seed}) / 2147483648.0)`;
+    const component = (seed: string) => `(hashint8extended(k, ${seed})::float8 / 9223372036854775808.0)`;
+    // topics' seeds are under 97 in magnitude, a row's own above 900,000: never the same
     const vector = (topic: string, own: string) =>
-      sql.raw(`ARRAY(SELECT (${component(`(${topic})::text || ':' || k`)} + 0.6 * ${component(`(${own})::text || '/' || k`)})::real FROM generate_series(1, ${dims}) k)`);
+      sql.raw(`ARRAY(SELECT (${component(`(${topic})`)} + 0.6 * ${component(`(${own}) + 1000000`)})::real FROM generate_series(1, ${dims}) k)`);
     await db.execute(sql`UPDATE gb_chunks c SET embedding = ${vector("hashtext(t.series_key) % 97", "hashtext(c.id::text) % 100000")}
       FROM gb_texts t WHERE c.dataset_id = ${id} AND t.dataset_id = c.dataset_id AND t.id = c.text_id`);
     await db.execute(sql`UPDATE gb_facts f SET embedding = ${vector("hashtext(f.subject_id::text) % 97", "hashtext(f.id::text) % 100000")} WHERE f.dataset_id = ${id}`);
