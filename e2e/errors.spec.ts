@@ -141,6 +141,19 @@ test("a model server that fails is 502 BAD_GATEWAY with the reason", async ({ re
   expect(error.message).toContain("HTTP 500");
 });
 
+test("a string for a number of query.ask is refused at the REST door and, after it, over tRPC: the REST library's coercion does not reach tRPC", async ({ request }) => {
+  const input = { dataset: fixture.dataset, question: "What is near Lyon?", radiusKm: "5" };
+  // the REST library sets its coercion on the input it serves as it reads the call: settled at start (api/coercion.ts)
+  const rest = await request.post(`${base}/api/v1/query`, { data: input, headers: auth });
+  expect(rest.status()).toBe(400);
+  expect(((await rest.json()) as { field?: string }).field).toBe("radiusKm");
+  for (const radiusKm of ["5", true]) {
+    const res = await mutate(request, "query.ask", { ...input, radiusKm });
+    expect(res.status()).toBe(400);
+    expect((await errorOf(res)).data.field).toBe("radiusKm");
+  }
+});
+
 test("past the rate limit: 429 with Retry-After and data.retryAfterMs, batched too", async ({ request }) => {
   const ask = () => mutate(request, "query.ask", { dataset: fixture.dataset, question: "Where does Ann live?" });
   let res = await ask();

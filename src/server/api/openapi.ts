@@ -17,8 +17,10 @@ export { openApiDocument } from "./openapi-document";
  * - its error body ({ message: "Input validation failed", code, issues, data … }) is replaced by
  *   RestError, made from the error itself as tRPC's errorFormatter makes its message and field;
  * - it turns on zod's coercion (Number(x), Boolean(x)) of the number and boolean fields of every
- *   input it serves, in place, so tRPC's calls coerce them too from then on: numbers read from a
- *   query string as they should; booleans are input.ts's Flag, which it leaves alone;
+ *   input it serves, in place, on each request; those schemas are tRPC's too, so coercion.ts
+ *   settles it once when the router is made (the query-string routes coerce at both doors, the
+ *   others at neither) and drops the library's writes. Booleans are input.ts's Flag, which it
+ *   leaves alone;
  * - it reads the input of a GET or DELETE from the query string only, never a body.
  */
 

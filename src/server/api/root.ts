@@ -8,6 +8,7 @@ import { runsRouter } from "./routers/runs";
 import { stmRouter } from "./routers/stm";
 import { subjectsRouter } from "./routers/subjects";
 import { systemRouter } from "./routers/system";
+import { settleCoercion } from "./coercion";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -25,6 +26,9 @@ export const appRouter = router({
   stm: stmRouter,
   chat: chatRouter,
 });
+
+// the REST routes' inputs coerce (or not) from now on, whichever door is called first (coercion.ts)
+settleCoercion(appRouter);
 
 export type AppRouter = typeof appRouter;
 export const createCaller = createCallerFactory(appRouter);
