@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { beforeAll, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, expect, it, vi } from "vitest";
 import { describeEachDriver } from "../../test/db";
 import { MAX_BATCH_CALLS } from "../../lib/limits";
 import {
@@ -42,6 +42,9 @@ const SEED = 20261201;
 const RUNS = Number(process.env.FUZZ_RUNS ?? 750);
 /** FUZZ_SURVEY=1: count every bad answer instead of stopping at the first (to measure a change) */
 const SURVEY = process.env.FUZZ_SURVEY === "1";
+
+// the console.error spies end with their test (files share a process: vitest.config.ts)
+afterEach(() => vi.restoreAllMocks());
 
 describeEachDriver(
   "hostile input over HTTP",

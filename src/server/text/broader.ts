@@ -33,7 +33,7 @@ interface Synset {
   up: number[];
 }
 
-interface WordNet {
+export interface WordNet {
   /** a noun's first synset (by offset) and its tagged-sense count */
   nouns: Map<string, { first: number; tagged: number }>;
   /** the largest tagged-sense count of the word as a verb, adjective or adverb */
@@ -65,7 +65,8 @@ function indexLine(line: string): { lemma: string; tagged: number; first: number
   return { lemma: p[0]!, tagged: Number(p[5 + pointers]), first: Number(p[6 + pointers]) };
 }
 
-async function load(): Promise<WordNet> {
+/** WordNet read from its files (broaderWords loads it once per process; exported for its test). */
+export async function loadWordNet(): Promise<WordNet> {
   const nouns = new Map<string, { first: number; tagged: number }>();
   await eachLine("index.noun", (line) => {
     const { lemma, tagged, first } = indexLine(line);
@@ -148,7 +149,7 @@ function ofWord(wn: WordNet, word: string): readonly string[] {
  */
 export async function broaderWords(text: string): Promise<string> {
   // one load per process, whoever asks first; a failed load is tried again by the next caller
-  loading ??= load().catch((e: unknown) => {
+  loading ??= loadWordNet().catch((e: unknown) => {
     loading = null;
     throw e;
   });
