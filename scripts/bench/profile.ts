@@ -1,14 +1,14 @@
-import { sql } from "drizzle-orm";
+import type { sql } from "drizzle-orm";
 import { parseEnv } from "../../src/env";
 import { createApp } from "../../src/server/app";
 import { LOCAL_CALLER } from "../../src/server/auth/caller";
 import type { Db } from "../../src/server/db/client";
-import { queryRows } from "../../src/server/db/rows";
 import { placeNames } from "../../src/server/enrich/geo/intent";
 import { ask } from "../../src/server/query/ask";
 import { termWeights } from "../../src/server/query/bm25";
 import { namedPeriod } from "../../src/server/query/fusion";
-import { listsSql } from "../../src/server/query/retrieve";
+import { listsDbFor, listsSql } from "../../src/server/query/retrieve";
+import { explainAnalyzed } from "../../src/server/db/explain";
 import type { BenchDatabase } from "./databases";
 import { pct, postgresCpuMs, question, QUESTION_SHAPES } from "./query";
 import { seedGraph } from "./seed";
@@ -34,10 +34,8 @@ interface Explained {
   parts: Map<string, number>;
 }
 
-async function explain(db: Db, statement: ReturnType<typeof sql>): Promise<Explained> {
-  const [row] = await queryRows<Record<string, unknown>>(db, sql`EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`);
-  const raw = Object.values(row!)[0];
-  const [plan] = (typeof raw === "string" ? JSON.parse(raw) : raw) as [{ Plan: PlanNode; "Planning Time": number; "Execution Time": number }];
+async function explain(db: Db, statement: ReturnType<typeof sql>, prepared: boolean): Promise<Explained> {
+  const plan = await explainAnalyzed<PlanNode>(db, statement, { prepared });
   const parts = new Map<string, number>();
   const walk = (n: PlanNode) => {
     const name = /^CTE part_(\w+)$/.exec(n["Subplan Name"] ?? "")?.[1];
@@ -77,11 +75,14 @@ export async function benchQueryProfile(dbs: BenchDatabase[], size: number, quer
         // the lists' statement of one question of this shape, as retrieve_graph builds it
         const q = question(shape, people);
         const weights = await termWeights(database.db, datasetId, q);
-        const lq = { db: database.db, datasetId, question: q, vector: null, asOf: null, pgvector: database.vector, dimensions: 0, period: namedPeriod(q, new Date()), weights };
+        const lq = { db: database.db, listsDb: database.genericDb, datasetId, question: q, vector: null, asOf: null, pgvector: database.vector, dimensions: 0, period: namedPeriod(q, new Date()), weights };
         const statement = listsSql(lq, { place: placeNames(datasetId, q) ?? undefined });
         if (!statement) continue;
+        // on the connections retrieve_graph sends it to, as it plans it there (a generic plan: planned once, as prepared)
+        const db = listsDbFor(lq);
+        const prepared = database.driver === "postgres" && db === database.genericDb;
         const runs: Explained[] = [];
-        for (let k = 0; k < 5; k++) runs.push(await explain(database.db, statement));
+        for (let k = 0; k < 5; k++) runs.push(await explain(db, statement, prepared));
         parts.push([name, String(size), label, "planning", f(median(runs.map((r) => r.planning)))]);
         parts.push([name, String(size), label, "execution", f(median(runs.map((r) => r.execution)))]);
         for (const part of runs[0]!.parts.keys()) parts.push([name, String(size), label, `execution: ${part}`, f(median(runs.map((r) => r.parts.get(part) ?? 0)))]);

@@ -1,4 +1,5 @@
 import { PGlite } from "@electric-sql/pglite";
+import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { vector } from "@electric-sql/pglite-pgvector";
@@ -26,7 +27,7 @@ serve(async (msg) => {
       db = await PGlite.create({
         dataDir: req.dataDir,
         loadDataDir: req.loadDataDir ? new Blob([req.loadDataDir]) : undefined,
-        extensions: { vector, pg_trgm, btree_gist },
+        extensions: { vector, pg_trgm, btree_gist, btree_gin },
       });
       // as on a server (client.ts PLAN_CACHE_MODE): every statement planned for its own values
       await db.exec("SET plan_cache_mode = force_custom_plan");

@@ -47,6 +47,7 @@ export async function ask({ app, caller, input, skipLists }: { app: App; caller:
   const job = new QueryJob(
     {
       db,
+      listsDb: app.database.genericDb,
       models,
       datasetId: dataset.id,
       runId,

@@ -19,6 +19,8 @@ import { type AskInput, DEFAULT_RADIUS_KM, NO_INFORMATION, type Source } from ".
 
 export interface QueryRunContext {
   db: Db;
+  /** the lists' one statement's (Database.genericDb); `db` when not given */
+  listsDb?: Db;
   models: Models;
   datasetId: string;
   runId: string;
@@ -85,6 +87,7 @@ export class QueryJob {
     const vector = this.vector;
     this.listQuery = {
       db: this.ctx.db,
+      listsDb: this.ctx.listsDb,
       datasetId: this.ctx.datasetId,
       question: this.input.question,
       vector,

@@ -136,9 +136,11 @@ export const chunks = pgTable(
     primaryKey({ columns: [t.datasetId, t.id] }),
     // a text's chunks in order; unique, so that no retry can ever store a chunk twice
     uniqueIndex("gb_chunks_text_idx").on(t.datasetId, t.textId, t.index),
-    // query: full text over chunk summaries and content
-    index("gb_chunks_tsv_idx").using("gin", t.searchTsv).with(noPendingList),
-    index("gb_chunks_broader_tsv_idx").using("gin", t.broaderTsv).with(noPendingList),
+    // query: full text over chunk summaries and content, within a dataset (btree_gin for the
+    // dataset_id): one index answers both conditions, so the lists' generic plan (#16) never ANDs
+    // the full-text bitmap with one of every row of the dataset
+    index("gb_chunks_tsv_idx").using("gin", t.datasetId, t.searchTsv).with(noPendingList),
+    index("gb_chunks_broader_tsv_idx").using("gin", t.datasetId, t.broaderTsv).with(noPendingList),
     // the maintenance loop: chunks whose broader words are still to compute
     index("gb_chunks_broader_todo_idx").on(t.datasetId).where(sql`broader IS NULL`),
     // the vector lists without pgvector: a cell's rows, and those not in a cell yet (NULL)
@@ -237,8 +239,8 @@ export const facts = pgTable(
     index("gb_facts_object_idx").on(t.datasetId, t.objectId),
     // graph.entity: all of a subject's facts, past ones too
     index("gb_facts_subject_all_idx").on(t.datasetId, t.subjectId),
-    // query and load_candidates: full text over fact sentences
-    index("gb_facts_tsv_idx").using("gin", t.sentenceTsv).with(noPendingList),
+    // query and load_candidates: full text over fact sentences, within a dataset (as gb_chunks_tsv_idx)
+    index("gb_facts_tsv_idx").using("gin", t.datasetId, t.sentenceTsv).with(noPendingList),
     // the period list: the facts that held from the period a question names
     index("gb_facts_valid_at_idx").on(t.datasetId, t.validAt).where(sql`valid_at IS NOT NULL`),
     // changes: what a run created and what it invalidated

@@ -33,6 +33,11 @@ export interface NearQuery {
 /** What every list is asked: one question about one dataset. */
 export interface ListQuery {
   db: Db;
+  /**
+   * Where the lists' one statement goes (retrieveLists), when not `db`: Database.genericDb, its
+   * plan made once for any question of its shape (#16). A list of several steps (nearby) uses `db`.
+   */
+  listsDb?: Db;
   datasetId: string;
   question: string;
   /** the question's embedding; null when the embeddings are not semantic (no vector lists) */

@@ -1,0 +1,138 @@
+import { type SQL, sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { seedGraph } from "../../../../scripts/bench/seed";
+import { openTestDatabase } from "../../../test/db";
+import type { Database } from "../../db/client";
+import { explainAnalyzed } from "../../db/explain";
+import { queryRows } from "../../db/rows";
+import { placeInCells } from "../../db/vector-cells";
+import { onlyCommon, termWeights } from "../bm25";
+import { namedPeriod } from "../fusion";
+import { listsDbFor, listsSql } from "../retrieve";
+import { MAX_SCORED_COMMON } from "./shared";
+
+/*
+ * The lists' one statement goes to Database.genericDb (query/retrieve.ts): on the Postgres server
+ * it is planned once, without the values (plan_cache_mode force_generic_plan), and that one plan
+ * serves every dataset and every question of its shape. So it must not depend on them: a plan
+ * that, not knowing the terms or the dataset, reads every match or every row of the dataset
+ * costs a large dataset what a small one never shows. Measured in rows read by every scan (index
+ * scans too), over every loop, of the plan as genericDb runs it (db/explain.ts). On PGlite genericDb plans for the values: the same bounds hold.
+ */
+
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Index Name"?: string;
+  "Actual Rows": number;
+  "Actual Loops"?: number;
+  "Rows Removed by Filter"?: number;
+  "Rows Removed by Index Recheck"?: number;
+  Plans?: PlanNode[];
+}
+
+/** The statement's plan as genericDb makes it, run (a prepared statement, on one of its connections). */
+const genericPlan = async (database: Database, statement: SQL) => (await explainAnalyzed<PlanNode>(database.genericDb, statement, { prepared: true })).Plan;
+
+/** The statement's plan as the rest of the app makes it (for its values), run. */
+const customPlan = async (database: Database, statement: SQL) => (await explainAnalyzed<PlanNode>(database.db, statement)).Plan;
+
+/** Rows every scan of chunks and facts returned or filtered out (an index's entries too), over every loop. */
+function rowsRead(plan: PlanNode): number {
+  const tables = ["gb_chunks", "gb_facts"];
+  const own = (n: PlanNode) =>
+    tables.includes(n["Relation Name"] ?? "") || /^gb_(chunks|facts)_/.test(n["Index Name"] ?? "")
+      ? (n["Actual Rows"] + (n["Rows Removed by Filter"] ?? 0) + (n["Rows Removed by Index Recheck"] ?? 0)) * (n["Actual Loops"] ?? 1)
+      : 0;
+  const walk = (n: PlanNode): number => own(n) + (n.Plans ?? []).reduce((a, c) => a + walk(c), 0);
+  return walk(plan);
+}
+
+const DIMENSIONS = 64;
+
+for (const driver of ["pglite", "postgres"] as const) {
+  const unavailable = driver === "postgres" && !inject("pgUrl");
+  if (unavailable) console.log("the lists' one plan for every question of its shape [postgres]: skipped, TEST_DATABASE_URL is unset");
+  describe.skipIf(unavailable)(`the lists' one plan for every question of its shape [${driver}]`, () => {
+    let database: Database;
+    let large: string;
+    let people: number;
+    /** a dataset with embeddings (a semantic provider's), in their cells where pgvector is absent */
+    let semantic: string;
+    beforeAll(async () => {
+      database = await openTestDatabase(driver);
+      // a large dataset and a small one beside it (seedGraph analyzes both)
+      ({ datasetId: large, people } = await seedGraph(database.db, 6_000));
+      await seedGraph(database.db, 600);
+      semantic = (await seedGraph(database.db, 2_000, { embeddings: DIMENSIONS })).datasetId;
+      if (!database.vector) while ((await placeInCells(database.db, 20_000)) > 0);
+    }, 120_000);
+    afterAll(() => database.close());
+
+    const listsOf = async (question: string, asOf: Date | null = null) => {
+      const weights = await termWeights(database.db, large, question);
+      return { weights, statement: listsSql({ db: database.db, datasetId: large, question, vector: null, asOf, pgvector: false, dimensions: 0, period: namedPeriod(question, asOf ?? new Date()), weights })! };
+    };
+
+    it("genericDb plans once for any values on the server, for the values on PGlite", async () => {
+      const [row] = await queryRows<{ mode: string }>(database.genericDb, sql`SELECT current_setting('plan_cache_mode') AS mode`);
+      expect(row!.mode).toBe(driver === "postgres" ? "force_generic_plan" : "force_custom_plan");
+      // the rest of the app plans for the values
+      const [other] = await queryRows<{ mode: string }>(database.db, sql`SELECT current_setting('plan_cache_mode') AS mode`);
+      expect(other!.mode).toBe("force_custom_plan");
+    });
+
+    it("a question naming a person reads that person's rows, not the dataset's (its full-text index starts with dataset_id)", async () => {
+      expect(people).toBeGreaterThan(100);
+      for (const question of [`What does Person${people - 7} like?`, `Where did Person12 live in May 2024?`]) {
+        const { weights, statement } = await listsOf(question);
+        expect(onlyCommon(weights)).toBe(false);
+        // the dataset has 6,000 facts and 3,000 chunks: a plan that ANDed the full-text bitmap
+        // with one of the dataset's rows read 6,000 index entries for facts_text alone
+        expect(rowsRead(await genericPlan(database, statement))).toBeLessThan(1_500);
+      }
+    });
+
+    it("a question of only common words goes to the connections that plan for the values, and reads a sample in key order", async () => {
+      const question = "Who likes it?";
+      const { weights, statement } = await listsOf(question);
+      expect(onlyCommon(weights)).toBe(true);
+      expect(weights.terms.map((t) => t.df)).toEqual([weights.chunks]);
+      const q = { db: database.db, listsDb: database.genericDb, datasetId: large, question, vector: null, asOf: null, pgvector: false, dimensions: 0, period: null, weights };
+      expect(listsDbFor(q)).toBe(database.db);
+      // every term is in more than a fifth of the rows: each text list finds its sample within
+      // five times its size, and their places are looked up by key
+      const custom = rowsRead(await customPlan(database, statement));
+      expect(custom).toBeLessThan(2 * 5 * MAX_SCORED_COMMON + 500);
+      // the premise of going there: not knowing the terms common nor the dataset large, the one
+      // plan (Postgres) read every match by an index and sorted them
+      if (driver === "postgres") expect(rowsRead(await genericPlan(database, statement))).toBeGreaterThan(2 * custom);
+      // a question with a rare term goes to genericDb
+      expect(listsDbFor({ ...q, weights: await termWeights(database.db, large, `Who likes Person${people - 1}?`) })).toBe(database.genericDb);
+    });
+
+    it("a question about a past moment (asOf) reads no more", async () => {
+      const { statement } = await listsOf(`What did Person${people - 3} like?`, new Date("2025-01-01T00:00:00Z"));
+      expect(rowsRead(await genericPlan(database, statement))).toBeLessThan(1_500);
+    });
+
+    it("with a semantic provider's embeddings (the vector lists too), the one plan reads about what a plan for the values reads", async () => {
+      // the question's vector: a stored chunk's, so that its cells hold rows near it
+      const [row] = await queryRows<{ embedding: string }>(database.db, sql`SELECT embedding::text AS embedding FROM gb_chunks WHERE dataset_id = ${semantic} AND embedding IS NOT NULL LIMIT 1`);
+      // "{…}" (real[]) or "[…]" (pgvector)
+      const vector = row!.embedding.replace(/^[[{]|[\]}]$/g, "").split(",").map(Number);
+      expect(vector).toHaveLength(DIMENSIONS);
+      for (const question of ["What does Person7 like?", "Who likes it?"]) {
+        const weights = await termWeights(database.db, semantic, question);
+        const q = { db: database.db, datasetId: semantic, question, vector, asOf: null, pgvector: database.vector, dimensions: DIMENSIONS, period: null, weights };
+        const statement = listsSql(q)!;
+        expect(new PgDialect().sqlToQuery(statement).sql).toMatch(/"part_facts_vector" AS MATERIALIZED[\s\S]*"part_chunks_vector" AS MATERIALIZED/);
+        const generic = rowsRead(await genericPlan(database, statement));
+        const custom = rowsRead(await customPlan(database, statement));
+        expect(generic).toBeGreaterThan(0);
+        expect(generic).toBeLessThanOrEqual(1.5 * custom + 100);
+      }
+    });
+  });
+}
