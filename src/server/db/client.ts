@@ -20,9 +20,9 @@ export type DriverName = "pglite" | "postgres";
 export interface Database {
   readonly db: Db;
   /**
-   * The same database, on connections where a statement is planned once for whatever values it
-   * is given (Postgres: plan_cache_mode force_generic_plan; PGlite: `db` itself, planned for its
-   * values). Only for statements written so that one plan holds at every dataset size and for
+   * The same database, where a statement is planned once for whatever values it is given
+   * (plan_cache_mode force_generic_plan: Postgres, connections of its own; PGlite, set while each
+   * of its statements runs: PgliteThread.generic). Only for statements written so that one plan holds at every dataset size and for
    * every value: the lists' one statement (query/retrieve.ts, #16), whose planning was half its time.
    */
   readonly genericDb: Db;
@@ -139,7 +139,7 @@ async function openPgliteOnDisk(dataDir: string, loadDataDir: Blob | undefined):
     const opened = client;
     return {
       db,
-      genericDb: db,
+      genericDb: pgliteDrizzle(client.generic()),
       driver: "pglite",
       vector: await hasVector(db),
       location: dir,
@@ -161,13 +161,13 @@ async function openPgliteOnDisk(dataDir: string, loadDataDir: Blob | undefined):
 }
 
 /** Drizzle over PGlite in its thread: the thread's handle has the part of PGlite's interface drizzle uses. */
-const pgliteDrizzle = (client: PgliteThread) => drizzlePglite({ client: client as unknown as PGlite, schema }) as unknown as Db;
+const pgliteDrizzle = (client: Pick<PgliteThread, "query" | "exec" | "transaction">) => drizzlePglite({ client: client as unknown as PGlite, schema }) as unknown as Db;
 
 async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob }): Promise<Database> {
   if (opts.dataDir) return openPgliteOnDisk(opts.dataDir, opts.loadDataDir);
   const client = await PgliteThread.create({ loadDataDir: opts.loadDataDir });
   const db = pgliteDrizzle(client);
-  return { db, genericDb: db, driver: "pglite", vector: await hasVector(db), location: "in memory", sessionLock: async () => null, listen: async () => null, close: () => client.close() };
+  return { db, genericDb: pgliteDrizzle(client.generic()), driver: "pglite", vector: await hasVector(db), location: "in memory", sessionLock: async () => null, listen: async () => null, close: () => client.close() };
 }
 
 /**

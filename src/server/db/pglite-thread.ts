@@ -31,7 +31,7 @@ export interface QueryOptions {
 /** What the thread is asked (pglite-worker.ts answers). */
 export type PgliteRequest =
   | { op: "open"; dataDir?: string; loadDataDir?: ArrayBuffer }
-  | { op: "query"; sql: string; params: unknown[]; rowMode: "array" | "object"; rawTypes: number[] }
+  | { op: "query"; sql: string; params: unknown[]; rowMode: "array" | "object"; rawTypes: number[]; generic?: boolean }
   | { op: "exec"; sql: string }
   | { op: "dump"; compression: "none" | "gzip" | "auto" }
   | { op: "close" };
@@ -87,9 +87,9 @@ export class PgliteThread {
     }
   }
 
-  private run<T>(sql: string, params: unknown[] = [], options: QueryOptions = {}): Promise<Results<T>> {
+  private run<T>(sql: string, params: unknown[] = [], options: QueryOptions = {}, generic = false): Promise<Results<T>> {
     const rawTypes = Object.keys(options.parsers ?? {}).map(Number);
-    return this.send({ op: "query", sql, params, rowMode: options.rowMode ?? "object", rawTypes });
+    return this.send({ op: "query", sql, params, rowMode: options.rowMode ?? "object", rawTypes, ...(generic ? { generic } : {}) });
   }
 
   private runExec(sql: string): Promise<Results[]> {
@@ -104,8 +104,21 @@ export class PgliteThread {
     return this.exclusive(() => this.runExec(sql));
   }
 
+  /**
+   * The same database, whose statements are planned once for any values (plan_cache_mode
+   * force_generic_plan while each runs; the rest keep force_custom_plan): Database.genericDb's
+   * client (client.ts). A transaction's statements too.
+   */
+  generic(): Pick<PgliteThread, "query" | "exec" | "transaction"> {
+    return {
+      query: (sql, params, options) => this.exclusive(() => this.run(sql, params, options, true)),
+      exec: (sql) => this.exec(sql),
+      transaction: (fn) => this.transaction(fn, true),
+    };
+  }
+
   /** BEGIN, `fn`, COMMIT (ROLLBACK if it throws), holding the lock throughout, as PGlite's own. */
-  transaction<T>(fn: (tx: ThreadTransaction) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: ThreadTransaction) => Promise<T>, generic = false): Promise<T> {
     return this.exclusive(async () => {
       await this.runExec("BEGIN");
       let closed = false;
@@ -113,7 +126,7 @@ export class PgliteThread {
         if (closed) throw new Error("Transaction is closed");
       };
       const tx: ThreadTransaction = {
-        query: async (sql, params, options) => (check(), this.run(sql, params, options)),
+        query: async (sql, params, options) => (check(), this.run(sql, params, options, generic)),
         exec: async (sql) => (check(), this.runExec(sql)),
         rollback: async () => {
           check();

@@ -40,7 +40,16 @@ serve(async (msg) => {
       const options = { rowMode: req.rowMode, parsers };
       const pg = open();
       // a statement with parameters is one run again and again (see pglite-prepared.ts)
-      return plain(await (req.params.length > 0 && statements ? statements.query(req.sql, req.params, options) : pg.query(req.sql, req.params, options)));
+      const run = async () => plain(await (req.params.length > 0 && statements ? statements.query(req.sql, req.params, options) : pg.query(req.sql, req.params, options)));
+      if (!req.generic) return run();
+      // genericDb's (PgliteThread.generic): planned once for any values, then back to the rule
+      await pg.exec("SET plan_cache_mode = force_generic_plan");
+      try {
+        return await run();
+      } finally {
+        // in a transaction the statement failed, ROLLBACK undoes the SET (this one is refused)
+        await pg.exec("SET plan_cache_mode = force_custom_plan").catch(() => {});
+      }
     }
     case "exec":
       return (await open().exec(req.sql)).map(plain);

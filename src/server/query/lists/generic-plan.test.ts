@@ -13,12 +13,12 @@ import { listsDbFor, listsSql } from "../retrieve";
 import { MAX_SCORED_COMMON } from "./shared";
 
 /*
- * The lists' one statement goes to Database.genericDb (query/retrieve.ts): on the Postgres server
- * it is planned once, without the values (plan_cache_mode force_generic_plan), and that one plan
- * serves every dataset and every question of its shape. So it must not depend on them: a plan
+ * The lists' one statement of a question with a rare word goes to Database.genericDb
+ * (query/retrieve.ts): on both databases it is planned once, without the values (plan_cache_mode
+ * force_generic_plan), and that one plan serves every dataset and every question of its shape. So it must not depend on them: a plan
  * that, not knowing the terms or the dataset, reads every match or every row of the dataset
  * costs a large dataset what a small one never shows. Measured in rows read by every scan (index
- * scans too), over every loop, of the plan as genericDb runs it (db/explain.ts). On PGlite genericDb plans for the values: the same bounds hold.
+ * scans too), over every loop, of the plan as genericDb runs it (db/explain.ts).
  */
 
 interface PlanNode {
@@ -75,12 +75,24 @@ for (const driver of ["pglite", "postgres"] as const) {
       return { weights, statement: listsSql({ db: database.db, datasetId: large, question, vector: null, asOf, pgvector: false, dimensions: 0, period: namedPeriod(question, asOf ?? new Date()), weights })! };
     };
 
-    it("genericDb plans once for any values on the server, for the values on PGlite", async () => {
-      const [row] = await queryRows<{ mode: string }>(database.genericDb, sql`SELECT current_setting('plan_cache_mode') AS mode`);
-      expect(row!.mode).toBe(driver === "postgres" ? "force_generic_plan" : "force_custom_plan");
+    it("genericDb plans once for any values, in a transaction too; the rest of the app for the values", async () => {
+      const mode = sql`SELECT current_setting('plan_cache_mode') AS mode`;
+      const [row] = await queryRows<{ mode: string }>(database.genericDb, mode);
+      expect(row!.mode).toBe("force_generic_plan");
+      expect((await database.genericDb.transaction((tx) => queryRows<{ mode: string }>(tx, mode)))[0]!.mode).toBe("force_generic_plan");
       // the rest of the app plans for the values
       const [other] = await queryRows<{ mode: string }>(database.db, sql`SELECT current_setting('plan_cache_mode') AS mode`);
       expect(other!.mode).toBe("force_custom_plan");
+    });
+
+    it("a statement of genericDb that fails, alone or in a transaction, leaves the rest of the app planning for the values", async () => {
+      const mode = sql`SELECT current_setting('plan_cache_mode') AS mode`;
+      const failing = sql`SELECT 1 / ${0}::int AS x`;
+      await expect(queryRows(database.genericDb, failing)).rejects.toThrow(/Failed query/);
+      expect((await queryRows<{ mode: string }>(database.db, mode))[0]!.mode).toBe("force_custom_plan");
+      await expect(database.genericDb.transaction((tx) => queryRows(tx, failing))).rejects.toThrow(/Failed query/);
+      expect((await queryRows<{ mode: string }>(database.db, mode))[0]!.mode).toBe("force_custom_plan");
+      expect((await queryRows<{ mode: string }>(database.genericDb, mode))[0]!.mode).toBe("force_generic_plan");
     });
 
     it("a question naming a person reads that person's rows, not the dataset's (its full-text index starts with dataset_id)", async () => {
@@ -107,7 +119,7 @@ for (const driver of ["pglite", "postgres"] as const) {
       expect(custom).toBeLessThan(2 * 5 * MAX_SCORED_COMMON + 500);
       // the premise of going there: not knowing the terms common nor the dataset large, the one
       // plan (Postgres) read every match by an index and sorted them
-      if (driver === "postgres") expect(rowsRead(await genericPlan(database, statement))).toBeGreaterThan(2 * custom);
+      expect(rowsRead(await genericPlan(database, statement))).toBeGreaterThan(2 * custom);
       // a question with a rare term goes to genericDb
       expect(listsDbFor({ ...q, weights: await termWeights(database.db, large, `Who likes Person${people - 1}?`) })).toBe(database.genericDb);
     });
