@@ -26,10 +26,13 @@ export function cosineDistance(
   }
   // gb_cosine_distance's formula, written out: a SQL function whose body has a FROM is not inlined,
   // and each call of it started an executor of its own, about a third of its 50 µs a row (256
-  // dimensions; 120 rows: 5.9 -> 3.9 ms). The question's norm is the same for every row.
+  // dimensions; 120 rows: 5.9 -> 3.9 ms). The question's norm is the same for every row. The two
+  // arrays are unnested in the select list (side by side, the shorter padded with nulls, as
+  // unnest(a, b) in FROM does) rather than by a function scan, which stored each row's 256 pairs
+  // before the sums read them: 34 -> 23 µs a row, the same value.
   const norm = Math.sqrt(query.reduce((a, x) => a + Math.fround(x) * Math.fround(x), 0));
   return sql`(SELECT 1 - sum(gb_v.x::float8 * gb_v.y) / nullif(sqrt(sum(gb_v.x::float8 * gb_v.x)) * ${norm}::float8, 0)
-    FROM unnest(${column}, ${`{${query.join(",")}}`}::real[]) AS gb_v(x, y))`;
+    FROM (SELECT unnest(${column}) AS x, unnest(${`{${query.join(",")}}`}::real[]) AS y) gb_v)`;
 }
 
 /**

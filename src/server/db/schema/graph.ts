@@ -143,8 +143,9 @@ export const chunks = pgTable(
     index("gb_chunks_broader_tsv_idx").using("gin", t.datasetId, t.broaderTsv).with(noPendingList),
     // the maintenance loop: chunks whose broader words are still to compute
     index("gb_chunks_broader_todo_idx").on(t.datasetId).where(sql`broader IS NULL`),
-    // the vector lists without pgvector: a cell's rows, and those not in a cell yet (NULL)
-    index("gb_chunks_embedding_cell_idx").on(t.datasetId, t.embeddingCell),
+    // the vector lists without pgvector: a cell's rows, and those not in a cell yet (NULL); with
+    // the id and bits a question ranks them by, so that it reads the index alone (#16)
+    index("gb_chunks_embedding_cell_idx").on(t.datasetId, t.embeddingCell, t.id, t.embeddingBits),
     // the maintenance loop: embeddings still to place in a cell (vector-cells.ts), without reading the rest
     index("gb_chunks_embedding_todo_idx").on(t.datasetId).where(sql`embedding_cell IS NULL AND embedding_bits IS NOT NULL`),
   ],
@@ -193,7 +194,7 @@ export const entities = pgTable(
     // nearby_geo: a bounding box on lat/lon within a dataset, then the exact distance
     index("gb_entities_geo_idx").on(t.datasetId, t.lat, t.lon).where(sql`lat IS NOT NULL`),
     // load_candidates without pgvector: the entities of a vector cell (vector-cells.ts)
-    index("gb_entities_embedding_cell_idx").on(t.datasetId, t.embeddingCell),
+    index("gb_entities_embedding_cell_idx").on(t.datasetId, t.embeddingCell, t.id, t.embeddingBits),
     // the maintenance loop: embeddings still to place in a cell, without reading the rest
     index("gb_entities_embedding_todo_idx").on(t.datasetId).where(sql`embedding_cell IS NULL AND embedding_bits IS NOT NULL`),
   ],
@@ -247,7 +248,7 @@ export const facts = pgTable(
     index("gb_facts_created_run_idx").on(t.datasetId, t.createdRunId),
     index("gb_facts_invalidated_run_idx").on(t.datasetId, t.invalidatedRunId),
     // the vector lists without pgvector: a cell's rows, and those not in a cell yet (NULL)
-    index("gb_facts_embedding_cell_idx").on(t.datasetId, t.embeddingCell),
+    index("gb_facts_embedding_cell_idx").on(t.datasetId, t.embeddingCell, t.id, t.embeddingBits),
     // the maintenance loop: embeddings still to place in a cell (vector-cells.ts), without reading the rest
     index("gb_facts_embedding_todo_idx").on(t.datasetId).where(sql`embedding_cell IS NULL AND embedding_bits IS NOT NULL`),
   ],
