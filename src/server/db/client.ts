@@ -207,10 +207,10 @@ export const PLAN_CACHE_MODE = "force_custom_plan";
 
 /**
  * genericDb's: one plan per statement and connection, made without the values, so a statement is
- * not planned again each time it runs. Only the lists' one statement of a question with a rare
- * word goes there (query/retrieve.ts's listsDbFor), written so that its plan does not depend on
- * the values: each list reads by key or by a full-text index that starts with dataset_id
- * (migration 0025). Measured at 1k, 10k and 100k facts (three datasets in one database), that
+ * not planned again each time it runs. Only the lists' one statement of a question goes there
+ * (query/retrieve.ts's listsDbFor), written so that its plan does not depend on the values: each
+ * list reads by key, by a full-text index that starts with dataset_id (migration 0025), or by a
+ * sample in key order (a question of only common words: lists/shared.ts's textRows). Measured at 1k, 10k and 100k facts (three datasets in one database), that
  * statement for a question naming a person took 1.5-2.8 ms where a plan made for each question's
  * values took 3.2-5.8 (round trip included).
  */

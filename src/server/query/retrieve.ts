@@ -1,6 +1,5 @@
 import type { SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { onlyCommon } from "./bm25";
 import { type Part, type PartRows, partRef, partsSql, queryParts } from "../db/batch";
 import type { Candidate, ListQuery, ListStatement } from "./lists/candidate";
 import { LIST_NAMES, LISTS, type ListName } from "./lists/registry";
@@ -41,16 +40,13 @@ export function listsSql(q: RetrieveQuery, also: Record<string, Part<unknown> | 
 
 /**
  * Where the lists' one statement goes: q.listsDb (Database.genericDb: planned once for every
- * question of its shape, which halved the statement's time, #16) when some term of the question
- * is rare, else q.db, planned for its values. A question of only common words (or of no word the
- * dataset holds) reads a sample of the dataset in key order (matchOrder); that the sample is
- * cheaper than every match, its plan learns only from the dataset's size and the terms' counts,
- * and a plan made without them read the dataset whole by the full-text index (3,000 chunks and
- * sorted; 122 ms at 100k facts). Every other part of the statement reads by key whatever the values
- * (lists/generic-plan.test.ts).
+ * question of its shape, which halved the statement's time, #16), else q.db. Every part of the
+ * statement reads by key or by a bounded sample whatever the values, so that one plan serves
+ * every dataset and question (lists/generic-plan.test.ts): a question of only common words reads
+ * a sample of the dataset in key order (shared.ts's textRows).
  */
 export function listsDbFor(q: RetrieveQuery): Db {
-  return q.listsDb && !onlyCommon(q.weights) ? q.listsDb : q.db;
+  return q.listsDb ?? q.db;
 }
 
 /**

@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { B, K1, matches, matchesBroader, tsquery } from "../bm25";
 import { type ListQuery, listStatement, type RetrievalList } from "./candidate";
 import { chunkCandidate, chunkColumns, chunkRow, chunkTables, chunkTablesById, chunkValidity } from "./chunks";
-import { matchOrder, maxScored } from "./shared";
+import { matchOrder, maxScored, sampled } from "./shared";
 
 const LIMIT = 30;
 /** the places kept before the validity check (twice what the list keeps) */
@@ -90,7 +90,7 @@ export function chunksTextSql(q: ListQuery): SQL {
         d(off, w) AS (VALUES ${window}),
         m AS (
           SELECT c.id, t.series_key AS sk, t.series_position AS pos, c.search_tsv AS tsv, c.broader_tsv AS btsv FROM ${chunkTables}
-          WHERE c.dataset_id = ${q.datasetId} AND ${chunkValidity(q.asOf)} AND (${matches(sql`c.search_tsv`, w)} OR ${matchesBroader(sql`c.broader_tsv`, w)})
+          WHERE c.dataset_id = ${q.datasetId} AND ${chunkValidity(q.asOf)} AND ${sampled(w, sql`c`)} AND (${matches(sql`c.search_tsv`, w)} OR ${matchesBroader(sql`c.broader_tsv`, w)})
           ${matchOrder(w, sql`c`)} LIMIT ${maxScored(w)}
         ), mt AS (
           -- each matched chunk's terms: 1 for a word it says, BROADER for one broader than a word it says

@@ -140,7 +140,7 @@ for (const driver of ["pglite", "postgres"] as const) {
       return walk(await analyzed(database, statement));
     };
 
-    it("the text lists read the dataset's own rows, not the table up to them (matchOrder)", async () => {
+    it("the text lists read the dataset's own rows, not the table up to them (sampled, matchOrder)", async () => {
       const question = "Who likes it?";
       const weights = await termWeights(database.db, later, question);
       expect(onlyCommon(weights)).toBe(true);
