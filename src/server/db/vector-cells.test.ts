@@ -161,6 +161,29 @@ describeEachDriver("vector search without pgvector: sign bits and cells", (ctx) 
     }
   });
 
+  it("ranks by the cosine whether the facts' validity reads their texts (asOf) or not: the texts are looked up for the rows kept alone", async () => {
+    const db = ctx().database.db;
+    const weights = await termWeights(db, datasetId, "x");
+    const norm = (a: number[]) => Math.sqrt(a.reduce((t, x) => t + x * x, 0));
+    for (const v of questions.slice(0, 4)) {
+      const q = { db, datasetId, question: "x", vector: v, asOf: null, pgvector: false, dimensions: DIMS, period: null, weights };
+      // now, and a moment after every seeded fact began (asOf: the validity reads the text)
+      for (const asOf of [null, new Date(Date.now() + 86_400_000)]) {
+        const found = await retrieveList("facts_vector", { ...q, asOf });
+        expect(found.length, String(asOf)).toBeGreaterThan(0);
+        // each with its text, nearest first, none further than MAX_DISTANCE
+        const texts = await queryRows(db, sql`SELECT id::text, text_id::text FROM gb_facts WHERE dataset_id = ${datasetId} AND id IN ${sql.raw(`(${found.map((c) => `'${c.id}'`).join(",")})`)}`, rowDecoder({ id: column.text, text_id: column.text }));
+        const textOf = new Map(texts.map((r) => [r.id, r.text_id]));
+        for (const c of found) expect(c.source.textId).toBe(textOf.get(c.id));
+        const rows = await queryRows(db, sql`SELECT id, to_json(embedding) AS embedding FROM gb_facts WHERE dataset_id = ${datasetId} AND id IN ${sql.raw(`(${found.map((c) => `'${c.id}'`).join(",")})`)}`, vectorRow);
+        const d = new Map(rows.map((r) => [r.id, 1 - r.embedding.reduce((t, x, k) => t + x * v[k]!, 0) / (norm(r.embedding) * norm(v))]));
+        const distances = found.map((c) => d.get(c.id)!);
+        expect(distances.every((x) => x <= MAX_DISTANCE + 1e-9)).toBe(true);
+        expect(distances).toEqual([...distances].sort((x, y) => x - y));
+      }
+    }
+  });
+
   it("a fact stored since the last pass is found before it is placed", async () => {
     const db = ctx().database.db;
     const [f] = await queryRows(db, sql`SELECT id, to_json(embedding) AS embedding FROM gb_facts WHERE dataset_id = ${datasetId} ORDER BY id DESC LIMIT 1`, vectorRow);

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { listStatement, type RetrievalList } from "./candidate";
-import { chunkCandidate, chunkColumns, chunkRow, chunkTables, chunkValidity } from "./chunks";
+import { chunkCandidate, chunkColumns, chunkRow, chunkText, chunkValidity } from "./chunks";
 import { nearestSql, questionVector } from "./shared";
 
 const LIMIT = 30;
@@ -14,8 +14,10 @@ export const chunksVector: RetrievalList = {
       kind: "chunk",
       alias: sql`c`,
       columns: chunkColumns,
-      from: chunkTables,
+      table: sql`gb_chunks`,
+      text: chunkText,
       where: sql`c.dataset_id = ${q.datasetId} AND ${chunkValidity(q.asOf)}`,
+      readsText: q.asOf !== null,
       limit: LIMIT,
     });
     return listStatement({ sql: statement, decode: chunkRow }, (rows) => rows.map(chunkCandidate));

@@ -9,7 +9,8 @@ import type { Candidate } from "./candidate";
  */
 
 export const chunkColumns = sql`c.id, c.text_id, c.summary, c.content, t.source, coalesce(t.occurred_at, t.created_at) AS at`;
-export const chunkTables = sql`gb_chunks c JOIN gb_texts t ON t.dataset_id = c.dataset_id AND t.id = c.text_id`;
+export const chunkText = sql`JOIN gb_texts t ON t.dataset_id = c.dataset_id AND t.id = c.text_id`;
+export const chunkTables = sql`gb_chunks c ${chunkText}`;
 
 /**
  * `c` and `t` as chunkTables has them, for the chunk each row before it names (`id`): looked up

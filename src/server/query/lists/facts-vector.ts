@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { listStatement, type RetrievalList } from "./candidate";
-import { factCandidate, factColumns, factRow, factTables, factValidity } from "./facts";
+import { factCandidate, factColumns, factRow, factText, factValidity } from "./facts";
 import { nearestSql, questionVector } from "./shared";
 
 const LIMIT = 30;
@@ -14,8 +14,10 @@ export const factsVector: RetrievalList = {
       kind: "fact",
       alias: sql`f`,
       columns: factColumns,
-      from: factTables,
+      table: sql`gb_facts`,
+      text: factText,
       where: sql`f.dataset_id = ${q.datasetId} AND ${factValidity(q.asOf)}`,
+      readsText: q.asOf !== null,
       limit: LIMIT,
     });
     return listStatement({ sql: statement, decode: factRow }, (rows) => rows.map(factCandidate));

@@ -16,8 +16,8 @@ export const factColumns = sql`f.id, f.subject_id, f.object_id, f.sentence, f.va
  * texts once per fact (entities: 245 ms for 725 facts, and it grows with the square of the
  * dataset; see db/maintenance.ts).
  */
-export const factTables = sql`gb_facts f
-  CROSS JOIN LATERAL (SELECT t.source, t.occurred_at, t.created_at FROM gb_texts t WHERE t.dataset_id = f.dataset_id AND t.id = f.text_id OFFSET 0) t`;
+export const factText = sql`CROSS JOIN LATERAL (SELECT t.source, t.occurred_at, t.created_at FROM gb_texts t WHERE t.dataset_id = f.dataset_id AND t.id = f.text_id OFFSET 0) t`;
+export const factTables = sql`gb_facts f ${factText}`;
 
 export const factRow = rowDecoder({
   id: column.text,
