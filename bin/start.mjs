@@ -30,5 +30,8 @@ if (workers === 1 || !Number.isInteger(workers)) {
   const { register } = await import("tsx/esm/api");
   register();
   const { startPrimary } = await import("../src/server/cluster/start.ts");
-  process.exitCode = await startPrimary({ workers, nextBin, args });
+  // exit once every worker has: a connection the cluster had dealt to a worker that was stopping
+  // stays open in this process until its client gives up (a client without a timeout: never), and
+  // would keep it running after the workers were gone
+  process.exit(await startPrimary({ workers, nextBin, args }));
 }
