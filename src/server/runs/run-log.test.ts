@@ -27,7 +27,7 @@ const steps = [
   stage<Job>({ name: "query", run: () => {} }),
 ];
 
-describeEachDriver("run log", (ctx) => {
+describeEachDriver("run log", (ctx, driver) => {
   async function execute(job: Job) {
     const { app } = ctx();
     const ds = await freshDataset(app);
@@ -455,5 +455,35 @@ describeEachDriver("run log", (ctx) => {
       sql`SELECT detect_geo_status, detect_geo_error FROM gb_query_runs WHERE dataset_id = ${ds.id} AND id = ${r.id}`,
     );
     expect(rows).toEqual([{ detect_geo_status: "failed", detect_geo_error: "geocoder down" }]);
+  });
+
+  it("a large receipt and model record are stored compressed with lz4 where the server has it (migration 0027), and read back whole", async () => {
+    const { app } = ctx();
+    const db = app.database.db;
+    const ds = await freshDataset(app);
+    const [{ lz4 } = { lz4: false }] = await queryRows<{ lz4: boolean }>(
+      db,
+      sql`SELECT 'lz4' = ANY (enumvals) AS lz4 FROM pg_settings WHERE name = 'default_toast_compression'`,
+    );
+    // Debian's Postgres 15 is built with lz4, PGlite is not: the test says which it saw
+    if (driver === "postgres") expect(lz4).toBe(true);
+    if (driver === "pglite") expect(lz4).toBe(false);
+    // about 20 KB of JSON, as a query's retrieve_graph receipt: compressed as it is stored (over 2 KB)
+    const retrieved = Array.from({ length: 80 }, (_, i) => ({ key: `f:${randomUUID()}`, text: `Fact ${i}: Dana moved to Lisbon in ${1990 + i} and works at the harbour.`, score: i / 80 }));
+    const log = createDeferredRunLog(db, "query", { datasetId: ds.id, userId: null, params: {} });
+    log.start("retrieve_graph");
+    log.output("retrieve_graph", null, { retrieved }, new Date(), new Date());
+    log.done("retrieve_graph", null);
+    log.keepInference({ id: randomUUID(), datasetId: ds.id, runKind: "query", runId: log.id, stage: "query", provider: "builtin", model: "m", task: "answer", request: { context: retrieved }, response: {}, latencyMs: 1, createdAt: new Date() });
+    expect(await log.finish(null)).toBe("written");
+    const stored = await queryRows<{ output: string | null; request: string | null }>(
+      db,
+      sql`SELECT (SELECT pg_column_compression(output) FROM gb_query_run_stage_outputs WHERE dataset_id = ${ds.id} AND run_id = ${log.id}) AS output,
+                 (SELECT pg_column_compression(request) FROM gb_inferences WHERE dataset_id = ${ds.id} AND run_id = ${log.id}) AS request`,
+    );
+    const method = lz4 ? "lz4" : "pglz";
+    expect(stored).toEqual([{ output: method, request: method }]);
+    const outs = await listOutputs({ db, scope: LOCAL_CALLER, kind: "query", id: log.id });
+    expect(outs.find((o) => o.stage === "retrieve_graph")?.output).toEqual({ retrieved });
   });
 });
