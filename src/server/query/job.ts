@@ -19,7 +19,10 @@ import { type AskInput, DEFAULT_RADIUS_KM, NO_INFORMATION, type Source } from ".
 
 export interface QueryRunContext {
   db: Db;
-  /** the lists' one statement's (Database.genericDb); `db` when not given */
+  /**
+   * the question's statements' (Database.genericDb: planned once per connection): the term
+   * weights' and the lists' one; `db` when not given
+   */
   listsDb?: Db;
   models: Models;
   datasetId: string;
@@ -63,7 +66,8 @@ export class QueryJob {
   ) {}
 
   private async termWeights(): Promise<TermWeights> {
-    this.weights ??= await termWeights(this.ctx.db, this.ctx.datasetId, this.input.question);
+    // its plan is the same for any question and dataset (a probe per term by key): planned once
+    this.weights ??= await termWeights(this.ctx.listsDb ?? this.ctx.db, this.ctx.datasetId, this.input.question);
     return this.weights;
   }
 

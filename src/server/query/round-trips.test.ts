@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { callerFor } from "../../test/callers";
 import { freshDataset, testEnv } from "../../test/db";
@@ -5,6 +6,7 @@ import { type App, createApp } from "../app";
 import { LOCAL_CALLER } from "../auth/caller";
 import { callerForKey, createApiKey } from "../auth/keys";
 import { openDatabase } from "../db/client";
+import { queryRows } from "../db/rows";
 import { createScratchDatabase } from "../db/scratch";
 
 /*
@@ -38,10 +40,12 @@ if (!url || !template) {
     let writer: App;
     let app: App;
     let drop: () => Promise<void>;
+    let scratchUrl: string;
     const sent: string[] = [];
     beforeAll(async () => {
       const scratch = await createScratchDatabase(url, "gb_rt", { template });
       drop = scratch.drop;
+      scratchUrl = scratch.url;
       writer = await createApp({ env: testEnv(), database: await openDatabase({ driver: "postgres", url: scratch.url, max: 2 }), worker: true, pollMs: 10 });
       const database = await openDatabase({ driver: "postgres", url: scratch.url, max: 4, onStatement: (s) => sent.push(s) });
       app = await createApp({ env: testEnv(), database, worker: false });
@@ -87,6 +91,32 @@ if (!url || !template) {
       const inferenceIds = run.stages.find((s: { name: string }) => s.name === "query")!.inferenceIds as string[];
       expect(inferenceIds).toHaveLength(1);
       console.log(`query.ask: ${statements.length} statements on the Postgres server`);
+    });
+
+    it("a question's three statements are planned once per connection (genericDb), for any values", async () => {
+      const ds = await freshDataset(writer);
+      expect((await callerFor(writer).remember.submit({ dataset: ds.name, text: "Mara keeps bees in Evora.", wait: true })).status).toBe("succeeded");
+      // questions asked one after another: genericDb (whose connections open as they are first
+      // used) opens one, so its prepared statements are those of that one session
+      const one = await openDatabase({ driver: "postgres", url: scratchUrl, max: 4 });
+      const asking = await createApp({ env: testEnv(), database: one, worker: false });
+      try {
+        for (const question of ["Who keeps bees?", "Where does Mara live?", "What does Mara keep?"]) await callerFor(asking).query.ask({ dataset: ds.name, question });
+        const prepared = (db: typeof one.db) =>
+          queryRows<{ statement: string; generic_plans: number; custom_plans: number }>(db, sql`SELECT statement, generic_plans::int, custom_plans::int FROM pg_prepared_statements`);
+        const kinds = { weights: /^SELECT l\.lexeme, s\.df, s\.bdf/, lists: /"part_chunks_text" AS MATERIALIZED/, runLog: /^WITH w0 AS \(insert into "gb_query_runs"/i };
+        const generic = await prepared(one.genericDb);
+        const custom = await prepared(one.db);
+        for (const [kind, re] of Object.entries(kinds)) {
+          const onGeneric = generic.filter((r) => re.test(r.statement));
+          expect(onGeneric.length, `${kind} on genericDb`).toBeGreaterThan(0);
+          // planned without the values, never for them
+          for (const r of onGeneric) expect({ kind, custom: r.custom_plans, generic: r.generic_plans > 0 }).toEqual({ kind, custom: 0, generic: true });
+          expect(custom.filter((r) => re.test(r.statement)), `${kind} on db`).toEqual([]);
+        }
+      } finally {
+        await asking.close();
+      }
     });
 
     it("an API key is looked up once, then from this process's cache", async () => {
