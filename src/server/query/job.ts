@@ -19,10 +19,7 @@ import { type AskInput, DEFAULT_RADIUS_KM, NO_INFORMATION, type Source } from ".
 
 export interface QueryRunContext {
   db: Db;
-  /**
-   * the question's statements' (Database.genericDb: planned once per connection): the term
-   * weights' and the lists' one; `db` when not given
-   */
+  /** the lists' one statement's (Database.genericDb); `db` when not given */
   listsDb?: Db;
   models: Models;
   datasetId: string;
@@ -66,8 +63,7 @@ export class QueryJob {
   ) {}
 
   private async termWeights(): Promise<TermWeights> {
-    // its plan is the same for any question and dataset (a probe per term by key): planned once
-    this.weights ??= await termWeights(this.ctx.listsDb ?? this.ctx.db, this.ctx.datasetId, this.input.question);
+    this.weights ??= await termWeights(this.ctx.db, this.ctx.datasetId, this.input.question);
     return this.weights;
   }
 
