@@ -97,15 +97,18 @@ export function chunksTextSql(q: ListQuery): SQL {
           SELECT m.id, m.sk, m.pos, length(m.tsv) AS len, q.i, CASE q.kind WHEN 0 THEN 1 ELSE ${BROADER}::float8 END AS tf
           FROM m JOIN q ON CASE q.kind WHEN 0 THEN m.tsv @@ q.term ELSE m.btsv @@ q.term AND NOT m.tsv @@ q.term END
         ), own AS (
-          -- each matched chunk's own BM25, to choose the texts that lend their terms around them
-          SELECT mt.id, min(mt.sk) AS sk, min(mt.pos) AS pos, sum(${bm25(sql`mt.tf`, sql`mt.len`, avgLen)}) AS s
+          -- each matched chunk's own BM25, to choose the texts that lend their terms around them,
+          -- with its terms (for held: carried here, as joining the best hundred back to mt was a
+          -- nested loop of 10,000 pairs in the plan made once for every question)
+          SELECT mt.id, min(mt.sk) AS sk, min(mt.pos) AS pos, sum(${bm25(sql`mt.tf`, sql`mt.len`, avgLen)}) AS s,
+                 array_agg(mt.i) AS terms, array_agg(mt.tf) AS tfs, max(mt.len) AS len
           FROM mt JOIN q ON q.i = mt.i GROUP BY mt.id
         ), top AS (
           SELECT * FROM own ORDER BY s DESC LIMIT ${LEND_FROM}
         ), held AS (
           -- the terms each of those texts of a series holds, and its length
-          SELECT top.sk, top.pos, mt.i, max(mt.tf) AS tf, max(mt.len) AS len
-          FROM top JOIN mt ON mt.id = top.id WHERE top.sk IS NOT NULL GROUP BY 1, 2, 3
+          SELECT top.sk, top.pos, x.i, max(x.tf) AS tf, max(top.len) AS len
+          FROM top CROSS JOIN LATERAL unnest(top.terms, top.tfs) AS x(i, tf) WHERE top.sk IS NOT NULL GROUP BY 1, 2, 3
         ), lent AS (
           -- the terms those texts lend to the places around them, with their weights
           SELECT held.sk, held.pos + d.off AS pos, held.i, sum(d.w * held.tf) AS tf
