@@ -30,7 +30,7 @@ import { BenchReport, cell, readBenchFile, type Rows } from "./bench/report";
  * BENCH_RESPONSIVE_SERVER=next to measure the built app (next start; build it first) rather than the
  * handler from source, BENCH_RESPONSIVE_LOADS the runs (default alone,probed), BENCH_ONLY picks sections (runner,
  * remember, query, profile, moves, runs, http, doors, responsive, stm, geo). BENCH_QUERY_DBS: the databases of
- * the query and profile sections (default both; postgres alone for a 1M-fact run, which PGlite's
+ * the query, profile and http sections (default both; postgres alone for a 1M-fact run, which PGlite's
  * memory does not hold). BENCH_PROFILE_FACTS: the size of
  * the profile section's graph (default 100000): where a query's time goes, by question shape. BENCH_DOOR_QUERIES: the queries per door of the doors section (default 300). BENCH_GEO_PLACES: the place counts of the geo section's nearby_geo figure
  * (default 10000,100000). BENCH_STM_SCOPES: the scope keys of the stm section
@@ -38,7 +38,7 @@ import { BenchReport, cell, readBenchFile, type Rows } from "./bench/report";
  *
  * BENCH_HTTP_SERVERS: the servers of the http section, any of bench (scripts/bench/serve.ts, the
  * default) and next:N (the built app as npm start runs it, N workers; `npm run build` first), e.g.
- * bench,next:1,next:2.
+ * bench,next:1,next:2. BENCH_HTTP_SECONDS: how long each of its runs lasts (default 10).
  *
  * `npm run bench -- --out FILE` also writes the run's figures as JSON; `--compare BASE.json` prints,
  * under each table, each figure's ratio to the same row of that earlier run (now / base). The
@@ -110,10 +110,12 @@ try {
 if (want("http")) {
   // each on a fresh database: the server process opens it itself
   const rows: Rows = [];
+  const on = process.env.BENCH_QUERY_DBS?.split(",");
   for (const d of await benchDatabases({ pgliteDir: true })) {
     try {
+      if (on && !on.includes(d.name)) continue;
       const env: Record<string, string> = d.name === "pglite" ? { GB_DATA_DIR: d.dataDir ?? "", DATABASE_URL: "" } : { DATABASE_URL: d.url ?? "" };
-      const got = await benchQueryHttp(d, env, [2, 16], 10, httpServers());
+      const got = await benchQueryHttp(d, env, [2, 16], Number(process.env.BENCH_HTTP_SECONDS ?? 10), httpServers());
       rows.push(...(rows.length ? got.slice(1) : got));
     } finally {
       await d.close().catch(() => {});

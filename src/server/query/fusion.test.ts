@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { countTokens } from "../remember/chunk";
-import { boostNamedSpeakers, boostNamedTime, cut, fuse, namedPeriod, type Ranked, SPEAKER_BOOST, TIME_BOOST } from "./fusion";
+import { describe, expect, it, vi } from "vitest";
+import { countTokens, tokenizer } from "../remember/chunk";
+import { boostNamedSpeakers, boostNamedTime, candidateTokens, cut, fuse, namedPeriod, type Ranked, SPEAKER_BOOST, TIME_BOOST } from "./fusion";
 import type { Candidate } from "./lists/candidate";
 
 const fact = (id: string, chunkId = `chunk-${id}`, text = `Fact ${id}.`): Candidate => ({
@@ -20,6 +20,30 @@ const summary = (chunkId: string, text = `Summary of ${chunkId}.`): Candidate =>
   kind: "summary",
 });
 const rrf = (...ranks: number[]) => ranks.reduce((s, r) => s + 1 / (60 + r), 0);
+
+describe("candidateTokens", () => {
+  it("counts as countTokens does, and a short text it has counted is not handed to the tokenizer again", () => {
+    const text = `Caroline went to the ${Math.random()} support group on 7 May 2023.`;
+    const spy = vi.spyOn(tokenizer, "count");
+    try {
+      const first = candidateTokens(text);
+      const calls = spy.mock.calls.length;
+      expect(calls).toBeGreaterThan(0);
+      expect(candidateTokens(text)).toBe(first);
+      expect(spy.mock.calls.length).toBe(calls);
+      expect(first).toBe(countTokens(text));
+      // a long text is counted each time (the cache holds the short texts that recur)
+      const long = "word ".repeat(1_000) + Math.random();
+      const before = spy.mock.calls.length;
+      expect(candidateTokens(long)).toBe(countTokens(long));
+      const once = spy.mock.calls.length - before;
+      candidateTokens(long);
+      expect(spy.mock.calls.length - before).toBeGreaterThan(once);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
 
 describe("fuse (reciprocal rank fusion)", () => {
   it("scores each list's rank as 1 / (60 + rank) and sorts best first", () => {

@@ -1,4 +1,5 @@
 import * as chrono from "chrono-node";
+import { LRUCache } from "lru-cache";
 import { countTokens } from "../remember/chunk";
 import type { Candidate } from "./lists/candidate";
 import type { ListName } from "./lists/registry";
@@ -44,6 +45,25 @@ export function fuse(lists: Partial<Record<ListName, Candidate[]>>): Ranked[] {
   return [...all.values()].sort(byScore);
 }
 
+/** texts longer than this are counted each time (the cache is for the facts and summaries that recur) */
+const CACHED_TEXT_CHARS = 4_096;
+
+/**
+ * Token counts of the texts candidates carry, by text: the same facts and summaries come back
+ * question after question, and BPE-counting them was 6% of a query's CPU in the process (#16).
+ * A count depends on the text alone, so an entry is never stale; the cache holds at most about
+ * two million characters of text.
+ */
+const tokenCounts = new LRUCache<string, number>({ maxSize: 2_000_000, sizeCalculation: (_count, text) => text.length + 32 });
+
+/** countTokens, cached for short texts (tokenCounts). */
+export function candidateTokens(text: string): number {
+  if (text.length > CACHED_TEXT_CHARS) return countTokens(text);
+  let n = tokenCounts.get(text);
+  if (n === undefined) tokenCounts.set(text, (n = countTokens(text)));
+  return n;
+}
+
 /**
  * The best candidates within `limit` sources and `tokenBudget` tokens of text, one per chunk:
  * a chunk's facts and its summary say the same thing, and a place in the context is worth
@@ -58,7 +78,7 @@ export function cut(ranked: Ranked[], limit: number, tokenBudget: number): Given
     if (out.length >= limit) break;
     if (chunks.has(c.source.chunkId)) continue;
     chunks.add(c.source.chunkId);
-    const t = countTokens(c.text);
+    const t = candidateTokens(c.text);
     if (tokens + t > tokenBudget && out.length > 0) continue;
     tokens += t;
     out.push({ ...c, tokens: t });
