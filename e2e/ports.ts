@@ -27,5 +27,7 @@ export const ports = {
   mcp: E2E_BASE + 42,
   /** auth on (a bootstrap owner key), its own data dir: docs.spec.ts */
   docs: E2E_BASE + 43,
+  /** the API lanes of the built app, on and off: lane.spec.ts */
+  lane: [E2E_BASE + 50, E2E_BASE + 51],
   fakeModel: E2E_BASE + 98,
 } as const;

@@ -108,6 +108,11 @@ export const EnvSchema = z
      * address; a client's X-Forwarded-For is ignored (the sign-in limit counts real clients).
      */
     GB_TRUST_PROXY: withDefault(z.coerce.number().int().min(0).max(10), 0),
+    /**
+     * "on" (default): in the built app, calls of the tRPC and REST APIs are answered before Next's
+     * router sees them (src/server/api/lane.ts: half the app's CPU a query); "off": through Next
+     */
+    GB_API_LANE: withDefault(z.enum(["on", "off"]), "on"),
     /** create this first owner at start-up when there is no account yet */
     GB_BOOTSTRAP_EMAIL: opt(z.email()),
     GB_BOOTSTRAP_PASSWORD: opt(z.string().min(8, "must be at least 8 characters")),

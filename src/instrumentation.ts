@@ -15,6 +15,22 @@ export async function register(): Promise<void> {
   const { reportStartupFailure } = await import("./server/startup-failure");
   const { env } = await import("./env");
   const { installClientAddressStamp } = await import("./server/auth/client-address");
+  if (process.env.NODE_ENV === "production" && env().GB_API_LANE === "on") {
+    // before the stamp, which then runs first: a lane's call carries the client's address too
+    const { installApiLanes } = await import("./server/api/lane");
+    const { handleTrpc, TRPC_ENDPOINT } = await import("./server/api/http");
+    const { handleRestV1, REST_ENDPOINT } = await import("./server/api/openapi");
+    const { securityHeaders } = await import("./lib/security-headers");
+    const { logError } = await import("./server/errors");
+    installApiLanes(
+      [
+        { prefix: `${TRPC_ENDPOINT}/`, methods: ["GET", "POST"], handle: async (req) => handleTrpc(req, await getApp()) },
+        { prefix: `${REST_ENDPOINT}/`, methods: ["GET", "POST", "PUT", "PATCH", "DELETE"], handle: async (req) => handleRestV1(req, await getApp()) },
+      ],
+      securityHeaders(false).map((h) => [h.key, h.value] as const),
+      (message, error) => logError(message, error),
+    );
+  }
   installClientAddressStamp(env().GB_TRUST_PROXY);
   const { installLingeringRefusals } = await import("./server/http-refusals");
   installLingeringRefusals();
