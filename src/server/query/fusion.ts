@@ -50,9 +50,9 @@ const CACHED_TEXT_CHARS = 4_096;
 
 /**
  * Token counts of the texts candidates carry, by text: the same facts and summaries come back
- * question after question, and BPE-counting them was 6% of a query's CPU in the process (#16).
- * A count depends on the text alone, so an entry is never stale; the cache holds at most about
- * two million characters of text.
+ * question after question, and BPE-counting them was 4.2% of the process's CPU samples under
+ * load, 1.9% with the cache (lookups included; #16). A count depends on the text alone, so an
+ * entry is never stale; the cache holds at most about two million characters of text.
  */
 const tokenCounts = new LRUCache<string, number>({ maxSize: 2_000_000, sizeCalculation: (_count, text) => text.length + 32 });
 
