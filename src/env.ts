@@ -72,6 +72,7 @@ export const EnvSchema = z
     GB_STM_MAX_SUMMARY_CHARS: withDefault(z.coerce.number().int().min(100).max(100_000), 2000),
     /** short-term memory: the in-process message cache's size; the least recently used scopes' messages go first */
     GB_STM_CACHE_MB: withDefault(z.coerce.number().int().min(1).max(65_536), 256),
+    GB_VECTOR_MEMO_MB: withDefault(z.coerce.number().int().min(0).max(65_536), 256),
     /** chat.turn: the most tool steps (model calls that call tools) in one turn */
     GB_TURN_MAX_STEPS: withDefault(z.coerce.number().int().min(1).max(16), 4),
     /** chat.turn with builtin models: the summary is upgraded (extractively) every this many turns */

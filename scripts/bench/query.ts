@@ -56,12 +56,19 @@ async function latencyRows(name: string, database: Database, models: LatencyMode
   {
     const app = await createApp({ env, database, worker: false });
     for (const size of sizes) {
-      const { datasetName, people } = await seedGraph(database.db, size, models === "semantic" ? { embeddings: EMBEDDING_DIMENSIONS } : {});
+      const { datasetName, datasetId, people } = await seedGraph(database.db, size, models === "semantic" ? { embeddings: EMBEDDING_DIMENSIONS } : {});
       // without pgvector, the embeddings in their cells, as the maintenance loop leaves them once it has caught up (vector-cells.ts)
       // and the tables vacuumed after those updates, as autovacuum leaves them (the cells' index is read alone then)
       if (models === "semantic" && !database.vector) {
         while ((await placeInCells(database.db, 20_000)) > 0);
         await database.db.execute(sql`VACUUM ANALYZE`);
+        // and the cells copied in this process, as the first questions leave them (db/vector-memo.ts)
+        if (app.vectorMemo) {
+          const t = performance.now();
+          for (const kind of ["chunk", "fact"] as const) await app.vectorMemo.refresh(database.db, datasetId, kind, EMBEDDING_DIMENSIONS);
+          const s = app.vectorMemo.stats();
+          console.error(`${name}, ${size} facts: the vector cells copied in memory in ${((performance.now() - t) / 1000).toFixed(1)} s (${s.rows} rows, ${(s.bytes / 2 ** 20).toFixed(0)} MB)`);
+        }
       }
       const walls: number[] = [];
       const overheads: number[] = [];

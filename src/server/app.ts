@@ -2,6 +2,7 @@ import { Redis } from "ioredis";
 import type { Env } from "../env";
 import { env as processEnv } from "../env";
 import type { Database } from "./db/client";
+import { VectorMemo } from "./db/vector-memo";
 import { type Auth, needsFirstOwner } from "./auth/better-auth";
 import { createRateLimits, type RateLimits } from "./auth/rate-limit";
 import { createProvider, resolveStageOptions } from "./models/factory";
@@ -43,6 +44,8 @@ export interface App {
   readonly stmCache: MessageCache;
   /** the API calls in flight, which stopping waits for (requests.ts) */
   readonly requests: RequestGate;
+  /** without pgvector, with semantic embeddings: the vector cells' copy in this process (db/vector-memo.ts; GB_VECTOR_MEMO_MB) */
+  readonly vectorMemo: VectorMemo | null;
   /**
    * Stops the worker and closes the database (and Redis). Without `graceMs` it waits for the runs in
    * progress; with it (a shutdown: GB_SHUTDOWN_GRACE_MS), it waits that long and gives the runs
@@ -135,6 +138,10 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
     enrich: createEnrichment(env),
     // several processes behind npm start share one cache: Redis's, else their primary's
     requests: createRequestGate(),
+    vectorMemo:
+      !db.vector && provider.semanticEmbeddings && env.GB_VECTOR_MEMO_MB > 0
+        ? new VectorMemo(env.GB_VECTOR_MEMO_MB * 1024 * 1024, (e) => console.error(`gligabao: the vector cells' copy could not be refreshed (questions read the table meanwhile): ${e instanceof Error ? e.message : String(e)}`))
+        : null,
     stmCache: redis ? redisCache(redis, { prefix: env.GB_REDIS_PREFIX }) : inCluster() ? primaryMessageCache() : memoryCache(env.GB_STM_CACHE_MB * 1024 * 1024),
     remember: createRememberManager({
       db: db.db,
@@ -154,6 +161,7 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
       const unfinished = await app.requests.close(REQUEST_DRAIN_MS);
       if (unfinished > 0) console.error(`gligabao: ${unfinished} API call(s) still in flight after ${REQUEST_DRAIN_MS} ms; closing anyway`);
       await maintenance.stop();
+      await app.vectorMemo?.close();
       await lookups.stop();
       await closeRedis(redis);
       return report;

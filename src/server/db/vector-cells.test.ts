@@ -227,6 +227,16 @@ describeEachDriver("vector cells: a dataset that grows fourfold gets new ones", 
       expect(old).toBeDefined();
       const q = { db, datasetId, question: "x", vector: old!.embedding, asOf: null, pgvector: false, dimensions: DIMS, period: null, weights: await termWeights(db, datasetId, "x") };
       expect((await retrieveList("facts_vector", q)).map((c) => c.id)).toContain(old!.id);
+      // the rows left (3,500: in no cell or a first-generation one) move in one batch; each cell a row left or entered has its version raised (vector-memo.ts)
+      const versions = (generation: number) =>
+        queryRows(
+          db,
+          sql`SELECT coalesce(sum(version), 0)::int AS n FROM gb_vector_pivots WHERE dataset_id = ${datasetId} AND kind = 'fact' AND generation = ${generation}`,
+          countRow,
+        ).then((r) => r[0]!.n);
+      const raisedBefore = await versions(1);
+      expect(await placeInCells(db, 4 * MIN_ROWS - 500)).toBe(4 * MIN_ROWS - 500);
+      expect(await versions(1)).toBeGreaterThan(raisedBefore);
       while ((await placeInCells(db, 500)) > 0);
       expect(await generations()).toEqual([2]);
       const [pivots] = await queryRows(db, sql`SELECT count(*)::int AS n FROM gb_vector_pivots WHERE dataset_id = ${datasetId} AND kind = 'fact'`, countRow);

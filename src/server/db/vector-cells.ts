@@ -45,7 +45,7 @@ export const PLACE_BATCH = 2_000;
 const NO_CELL = 0;
 
 export type VectorKind = "chunk" | "fact" | "entity";
-const TABLES: Record<VectorKind, SQL> = { chunk: sql`gb_chunks`, fact: sql`gb_facts`, entity: sql`gb_entities` };
+export const TABLES: Record<VectorKind, SQL> = { chunk: sql`gb_chunks`, fact: sql`gb_facts`, entity: sql`gb_entities` };
 
 /** A vector's sign bits as a bit-string literal: one per dimension, 1 where it is positive (as gb_sign_bits). */
 export function signBits(v: readonly number[]): string {
@@ -64,6 +64,7 @@ export function cellSearch(
   datasetId: string,
   vector: readonly number[],
   cellsRead = PROBE,
+  skip: SQL | null = null,
 ): { where: SQL; nearest: (take: number) => SQL; order: SQL } {
   const bits = sql`${signBits(vector)}::varbit`;
   // the nearest cells of each generation (two while rows move to a new one): a row still in an
@@ -78,7 +79,8 @@ export function cellSearch(
   // row itself let the planner read the whole dataset and test each row: 21 ms at 5,000 chunks),
   // and the rows not yet placed (a small dataset's all: its todo index)
   const table = TABLES[kind];
-  const rows = sql`SELECT r.id, r.embedding_bits FROM unnest(${probe} || ${NO_CELL}::bigint) AS p(cell)
+  // `skip`: cells whose rows a copy in memory gives (vector-memo.ts)
+  const rows = sql`SELECT r.id, r.embedding_bits FROM ${skip ? sql`(SELECT u.cell FROM unnest(${probe} || ${NO_CELL}::bigint) AS u(cell) WHERE u.cell NOT IN (${skip})) p` : sql`unnest(${probe} || ${NO_CELL}::bigint) AS p(cell)`}
       CROSS JOIN LATERAL (SELECT r.id, r.embedding_bits FROM ${table} r WHERE r.dataset_id = ${datasetId} AND r.embedding_cell = p.cell OFFSET 0) r
       UNION ALL
       SELECT r.id, r.embedding_bits FROM ${table} r WHERE r.dataset_id = ${datasetId} AND r.embedding_cell IS NULL AND r.embedding_bits IS NOT NULL`;
@@ -140,7 +142,7 @@ async function placeBatch(db: Db, datasetId: string, kind: VectorKind, batch: nu
   const [moved] = await queryRows(
     db,
     sql`WITH todo AS (
-          SELECT dataset_id, id FROM ${table}
+          SELECT dataset_id, id, embedding_cell AS was FROM ${table}
           WHERE dataset_id = ${datasetId} AND embedding_bits IS NOT NULL
             AND (embedding_cell IS NULL OR (embedding_cell <> ${NO_CELL} AND embedding_cell < ${g.first}))
           LIMIT ${batch} FOR UPDATE SKIP LOCKED
@@ -150,7 +152,11 @@ async function placeBatch(db: Db, datasetId: string, kind: VectorKind, batch: nu
             WHERE p.dataset_id = r.dataset_id AND p.kind = ${kind} AND p.generation = ${g.generation} AND length(p.bits) = length(r.embedding_bits)
             ORDER BY bit_count(p.bits # r.embedding_bits) LIMIT 1), ${NO_CELL})
           FROM todo WHERE r.dataset_id = todo.dataset_id AND r.id = todo.id
-          RETURNING 1
+          RETURNING r.embedding_cell AS cell, todo.was
+        ), touched AS (
+          -- the cells rows entered and left: their copies in memory are stale (vector-memo.ts)
+          UPDATE gb_vector_pivots p SET version = p.version + 1
+          WHERE p.dataset_id = ${datasetId} AND p.id IN (SELECT cell FROM placed UNION SELECT was FROM placed)
         )
         SELECT count(*)::int AS n FROM placed`,
     countRow,

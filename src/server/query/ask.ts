@@ -58,6 +58,7 @@ export async function ask({ app, caller, input, skipLists }: { app: App; caller:
       datasetId: dataset.id,
       runId,
       pgvector: app.database.vector,
+      memo: app.vectorMemo,
       tokenBudget: app.env.GB_QUERY_TOKEN_BUDGET,
       enrich: app.enrich,
       skipLists,

@@ -1,4 +1,5 @@
 import type { Db } from "../db/client";
+import type { VectorMemo } from "../db/vector-memo";
 import type { Enrichment } from "../enrich";
 import { countriesNamed } from "../enrich/geo/geocoder";
 import { type PlaceAsked, placeAsked, placeNames } from "../enrich/geo/intent";
@@ -25,6 +26,8 @@ export interface QueryRunContext {
   datasetId: string;
   runId: string;
   pgvector: boolean;
+  /** without pgvector: this process's copy of the vector cells (App.vectorMemo) */
+  memo?: VectorMemo | null;
   /** most tokens of source text given to the model */
   tokenBudget: number;
   /** the enrichment providers of this process (detect_geo's geocoder) */
@@ -93,6 +96,7 @@ export class QueryJob {
       vector,
       asOf: this.input.asOf ?? null,
       pgvector: this.ctx.pgvector,
+      memo: this.ctx.memo ?? null,
       dimensions: this.ctx.models.embeddingDimensions,
       // relative times ("yesterday") are read against asOf when the question asks about then
       period: namedPeriod(this.input.question, this.input.asOf ?? new Date()),

@@ -318,6 +318,12 @@ export const vectorPivots = pgTable(
     /** the dataset's rows of that kind when the generation was chosen */
     rows: integer("rows").notNull(),
     bits: varbit("bits").notNull(),
+    /**
+     * Raised each time a row enters or leaves the cell (placeInCells), in the same statement: a
+     * copy of the cell's rows read with its version is the cell's rows while the version stays
+     * (db/vector-memo.ts).
+     */
+    version: bigint("version", { mode: "number" }).notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.datasetId, t.id] }), index("gb_vector_pivots_kind_idx").on(t.datasetId, t.kind, t.generation)],
 );

@@ -1,6 +1,7 @@
 import type { SQL } from "drizzle-orm";
 import type { Part } from "../../db/batch";
 import type { Db } from "../../db/client";
+import type { VectorMemo } from "../../db/vector-memo";
 import type { TermWeights } from "../bm25";
 import type { Period } from "../fusion";
 import type { SourceRef } from "../schemas";
@@ -45,6 +46,8 @@ export interface ListQuery {
   /** facts that held then, and the texts known by then; null = now */
   asOf: Date | null;
   pgvector: boolean;
+  /** without pgvector: this process's copy of the vector cells (db/vector-memo.ts), if it keeps one */
+  memo?: VectorMemo | null;
   dimensions: number;
   /** the place the question asks about (nearby_geo); null: the nearby list finds nothing */
   near?: NearQuery | null;

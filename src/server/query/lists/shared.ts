@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
-import { cellSearch, RESCORE, type VectorKind } from "../../db/vector-cells";
+import { cellSearch, PROBE, RESCORE, type VectorKind } from "../../db/vector-cells";
+import type { MemoHit } from "../../db/vector-memo";
 import { cosineDistance, vectorRows } from "../../db/vector";
 import { onlyCommon, type TermWeights } from "../bm25";
 import type { ListQuery } from "./candidate";
@@ -116,6 +117,8 @@ export function nearestSql(
           SELECT ${o.columns}, ${distance} AS d FROM ${from} WHERE ${where} ORDER BY ${distance} LIMIT ${o.limit}
         ) n WHERE d <= ${MAX_DISTANCE}`;
   }
+  const hit = q.memo?.search(q.db, q.datasetId, o.kind, v, RESCORE * o.limit, NEAREST_BY_BITS * RESCORE * o.limit) ?? null;
+  if (hit) return withCopiedCells(q, v, o, hit);
   const cells = cellSearch(o.alias, o.kind, q.datasetId, v);
   const nearest = sql`${cells.nearest(NEAREST_BY_BITS * RESCORE * o.limit)} ORDER BY ${cells.order} LIMIT ${RESCORE * o.limit}`;
   if (o.readsText) {
@@ -131,5 +134,57 @@ export function nearestSql(
             SELECT ${o.alias}.* FROM ${o.table} ${o.alias} WHERE ${where} AND ${nearest}
           ) h ORDER BY d LIMIT ${o.limit}
         ) h WHERE d <= ${MAX_DISTANCE}
+      ) ${o.alias} ${o.text} ORDER BY ${o.alias}.d`;
+}
+
+const bigintArray = (xs: number[]) => sql`${`{${xs.join(",")}}`}::bigint[]`;
+
+/**
+ * nearestSql without pgvector when the process holds a copy of some of the question's cells
+ * (db/vector-memo.ts): the copy's nearest rows of the cells whose version is still the copied one,
+ * with their distances, looked up by key with the list's conditions; and, from the table as
+ * without the copy, the rows of the question's other cells and of no cell. A row found both ways
+ * (moved out of a cell by hand, not by placeInCells) is kept once.
+ */
+function withCopiedCells(
+  q: ListQuery,
+  v: number[],
+  o: { kind: VectorKind; alias: SQL; table: SQL; text: SQL; columns: SQL; where: SQL; readsText: boolean; limit: number },
+  hit: MemoHit,
+): SQL {
+  const opts = { pgvector: false, dimensions: q.dimensions };
+  const embedding = sql`${o.alias}.embedding`;
+  const where = sql`${o.where} AND ${vectorRows(embedding, q.dimensions)}`;
+  const fresh = sql`SELECT gb_c.id FROM unnest(${bigintArray(hit.cells)}, ${bigintArray(hit.versions)}) AS gb_c(id, version)
+      JOIN gb_vector_pivots gb_p ON gb_p.dataset_id = ${q.datasetId} AND gb_p.id = gb_c.id AND gb_p.version = gb_c.version`;
+  const copied = sql`unnest(${uuidArray(hit.ids)}, ${`{${hit.distances.join(",")}}`}::float8[], ${bigintArray(hit.rowCells)}) AS gb_m(id, d, cell)
+      JOIN ${o.table} ${o.alias} ON ${o.alias}.dataset_id = ${q.datasetId} AND ${o.alias}.id = gb_m.id`;
+  const cells = cellSearch(o.alias, o.kind, q.datasetId, v, PROBE, fresh);
+  const nearest = sql`${cells.nearest(NEAREST_BY_BITS * RESCORE * o.limit)} ORDER BY ${cells.order} LIMIT ${RESCORE * o.limit}`;
+  if (o.readsText) {
+    return sql`SELECT * FROM (
+          SELECT DISTINCT ON (u.id) * FROM (
+            SELECT ${o.columns}, ${embedding} AS gb_embedding, gb_m.d FROM ${copied} ${o.text} WHERE gb_m.cell IN (${fresh}) AND ${where}
+            UNION ALL
+            SELECT * FROM (
+              SELECT *, ${cosineDistance(sql`h.gb_embedding`, v, opts)} AS d FROM (
+                SELECT ${o.columns}, ${embedding} AS gb_embedding FROM ${o.table} ${o.alias} ${o.text} WHERE ${where} AND ${nearest}
+              ) h ORDER BY d LIMIT ${o.limit}
+            ) h
+          ) u ORDER BY u.id, u.d
+        ) n WHERE d <= ${MAX_DISTANCE} ORDER BY d LIMIT ${o.limit}`;
+  }
+  return sql`SELECT ${o.columns}, ${o.alias}.d FROM (
+        SELECT * FROM (
+          SELECT DISTINCT ON (u.id) * FROM (
+            SELECT ${o.alias}.*, gb_m.d FROM ${copied} WHERE gb_m.cell IN (${fresh}) AND ${where}
+            UNION ALL
+            SELECT * FROM (
+              SELECT *, ${cosineDistance(sql`h.embedding`, v, opts)} AS d FROM (
+                SELECT ${o.alias}.* FROM ${o.table} ${o.alias} WHERE ${where} AND ${nearest}
+              ) h ORDER BY d LIMIT ${o.limit}
+            ) h
+          ) u ORDER BY u.id, u.d
+        ) u WHERE d <= ${MAX_DISTANCE} ORDER BY d LIMIT ${o.limit}
       ) ${o.alias} ${o.text} ORDER BY ${o.alias}.d`;
 }
