@@ -53,6 +53,17 @@ export function signBits(v: readonly number[]): string {
 }
 
 /**
+ * What a copy of the cells in memory says of a question (db/vector-memo.ts): its cells by the
+ * copy's pivots, and the newest generation of those; `fresh`, an array of the cells whose rows the
+ * copy gives (their version still the copied one).
+ */
+export interface CopiedCells {
+  probe: number[];
+  generation: number;
+  fresh: SQL;
+}
+
+/**
  * The condition and order that choose a vector list's rows without pgvector (the rows of
  * `alias`, a gb_chunks, gb_facts or gb_entities row): in the cells nearest the question, or in
  * none; nearest first by sign bits. The query's vector lists search chunks and facts; remember's
@@ -64,23 +75,30 @@ export function cellSearch(
   datasetId: string,
   vector: readonly number[],
   cellsRead = PROBE,
-  skip: SQL | null = null,
+  copy: CopiedCells | null = null,
 ): { where: SQL; nearest: (take: number) => SQL; order: SQL } {
   const bits = sql`${signBits(vector)}::varbit`;
   // the nearest cells of each generation (two while rows move to a new one): a row still in an
   // older cell is found by that generation's pivots, which a newer, denser one would crowd out
-  const probe = sql`ARRAY(SELECT x.id FROM (SELECT DISTINCT generation FROM gb_vector_pivots WHERE dataset_id = ${datasetId} AND kind = ${kind}) g
+  const nearestPivots = sql`ARRAY(SELECT x.id FROM (SELECT DISTINCT generation FROM gb_vector_pivots WHERE dataset_id = ${datasetId} AND kind = ${kind}) g
       CROSS JOIN LATERAL (
         SELECT p.id FROM gb_vector_pivots p
         WHERE p.dataset_id = ${datasetId} AND p.kind = ${kind} AND p.generation = g.generation AND length(p.bits) = ${vector.length}::int
         ORDER BY bit_count(p.bits # ${bits}) LIMIT ${cellsRead}
       ) x)`;
+  // with a copy in memory: its cells for the question, while its pivots are the table's (no newer
+  // generation: a generation's pivots are written in one statement and never change), which
+  // spares ranking them here
+  const probe = copy
+    ? sql`CASE WHEN (SELECT g.generation FROM gb_vector_pivots g WHERE g.dataset_id = ${datasetId} AND g.kind = ${kind} ORDER BY g.generation DESC LIMIT 1) = ${copy.generation}::int
+        THEN ${`{${copy.probe.join(",")}}`}::bigint[] ELSE ${nearestPivots} END`
+    : nearestPivots;
   // the rows of those cells and of no cell, each cell by its index (an OR of the three on the
   // row itself let the planner read the whole dataset and test each row: 21 ms at 5,000 chunks),
   // and the rows not yet placed (a small dataset's all: its todo index)
   const table = TABLES[kind];
-  // `skip`: cells whose rows a copy in memory gives (vector-memo.ts)
-  const rows = sql`SELECT r.id, r.embedding_bits FROM ${skip ? sql`(SELECT u.cell FROM unnest(${probe} || ${NO_CELL}::bigint) AS u(cell) WHERE u.cell NOT IN (${skip})) p` : sql`unnest(${probe} || ${NO_CELL}::bigint) AS p(cell)`}
+  // less the cells whose rows the copy gives
+  const rows = sql`SELECT r.id, r.embedding_bits FROM ${copy ? sql`(SELECT u.cell FROM unnest(${probe} || ${NO_CELL}::bigint) AS u(cell) WHERE u.cell <> ALL (${copy.fresh})) p` : sql`unnest(${probe} || ${NO_CELL}::bigint) AS p(cell)`}
       CROSS JOIN LATERAL (SELECT r.id, r.embedding_bits FROM ${table} r WHERE r.dataset_id = ${datasetId} AND r.embedding_cell = p.cell OFFSET 0) r
       UNION ALL
       SELECT r.id, r.embedding_bits FROM ${table} r WHERE r.dataset_id = ${datasetId} AND r.embedding_cell IS NULL AND r.embedding_bits IS NOT NULL`;

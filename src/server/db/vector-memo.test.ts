@@ -173,6 +173,34 @@ describeEachDriver("vector cells copied in memory, without pgvector", (ctx) => {
     }
   });
 
+  it("a generation of pivots newer than the copy's: the statement ranks the pivots itself, and finds a row moved into one of its cells", async () => {
+    const db = ctx().database.db;
+    const memo = new VectorMemo(64 * 1024 * 1024);
+    await memo.refresh(db, datasetId, "fact", DIMS);
+    const [f] = await queryRows(db, sql`SELECT id, to_json(embedding) AS embedding FROM gb_facts WHERE dataset_id = ${datasetId} ORDER BY id LIMIT 1 OFFSET 11`, vectorRow);
+    const cellRow = rowDecoder({ cell: column.int });
+    const [was] = await queryRows(db, sql`SELECT embedding_cell AS cell FROM gb_facts WHERE dataset_id = ${datasetId} AND id = ${f!.id}`, cellRow);
+    // a newer generation with one pivot, the fact's own bits, and the fact moved into its cell as placeInCells would (its old cell's version raised)
+    const [cell] = await queryRows(
+      db,
+      sql`INSERT INTO gb_vector_pivots (dataset_id, kind, generation, rows, bits)
+          SELECT dataset_id, 'fact', 99, 1, embedding_bits FROM gb_facts WHERE dataset_id = ${datasetId} AND id = ${f!.id} RETURNING id AS cell`,
+      cellRow,
+    );
+    await db.execute(sql`UPDATE gb_facts SET embedding_cell = ${cell!.cell} WHERE dataset_id = ${datasetId} AND id = ${f!.id}`);
+    await db.execute(sql`UPDATE gb_vector_pivots SET version = version + 1 WHERE dataset_id = ${datasetId} AND id IN (${was!.cell}, ${cell!.cell})`);
+    try {
+      expect((await factsVector(f!.embedding, memo)).map((c) => c.id)).toContain(f!.id);
+      // brought up to date, the copy knows the generation and gives it
+      await memo.refresh(db, datasetId, "fact", DIMS);
+      expect(memo.search(db, datasetId, "fact", f!.embedding, 120, 240)!.generation).toBe(99);
+      expect((await factsVector(f!.embedding, memo)).map((c) => c.id)).toContain(f!.id);
+    } finally {
+      await db.execute(sql`UPDATE gb_facts SET embedding_cell = ${was!.cell} WHERE dataset_id = ${datasetId} AND id = ${f!.id}`);
+      await db.execute(sql`DELETE FROM gb_vector_pivots WHERE dataset_id = ${datasetId} AND id = ${cell!.cell}`);
+    }
+  });
+
   it("never gives a row the table no longer holds as the list asks for it: an ended fact is not found", async () => {
     const db = ctx().database.db;
     const memo = new VectorMemo(64 * 1024 * 1024);

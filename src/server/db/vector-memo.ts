@@ -51,7 +51,7 @@ class Copy {
   /** every pivot of the size, by cell id: its generation and sign bits */
   readonly pivots = new Map<number, { generation: number; bits: Int32Array }>();
   /** the pivots by generation, their bits side by side (made from `pivots` when they change) */
-  generations: { ids: number[]; bits: Int32Array }[] | null = null;
+  generations: { generation: number; ids: number[]; bits: Int32Array }[] | null = null;
   readonly cells = new Map<number, Cell>();
   bytes = 0;
   usedAt = 0;
@@ -68,6 +68,9 @@ class Copy {
 
 /** What a copy found for a question: a vector list's statement takes it (lists/shared.ts, nearestSql). */
 export interface MemoHit {
+  /** the question's cells by the copy's pivots (copied or not), and the newest generation of those */
+  probe: number[];
+  generation: number;
   /** the question's cells the copy holds, and the version each was copied at */
   cells: number[];
   versions: number[];
@@ -331,7 +334,7 @@ function makeCell(version: number, ids: string[], embeddings: string[], dims: nu
 }
 
 /** The copy's pivots by generation, each generation's bits side by side. */
-function generationsOf(copy: Copy): { ids: number[]; bits: Int32Array }[] {
+function generationsOf(copy: Copy): { generation: number; ids: number[]; bits: Int32Array }[] {
   if (copy.generations) return copy.generations;
   const w = words(copy.dims);
   const byGeneration = new Map<number, number[]>();
@@ -340,10 +343,10 @@ function generationsOf(copy: Copy): { ids: number[]; bits: Int32Array }[] {
     if (ids) ids.push(id);
     else byGeneration.set(p.generation, [id]);
   }
-  copy.generations = [...byGeneration.values()].map((ids) => {
+  copy.generations = [...byGeneration].map(([generation, ids]) => {
     const bits = new Int32Array(ids.length * w);
     ids.forEach((id, i) => bits.set(copy.pivots.get(id)!.bits, i * w));
-    return { ids, bits };
+    return { generation, ids, bits };
   });
   return copy.generations;
 }
@@ -369,15 +372,19 @@ function nearest(copy: Copy, v: readonly number[], take: number, byBits: number)
   signWords(q, qBits, 0);
   const counts = new Uint32Array(dims + 1);
   const probed: Cell[] = [];
+  const probe: number[] = [];
   const cells: number[] = [];
   const versions: number[] = [];
+  let generation = 0;
   for (const g of generationsOf(copy)) {
+    generation = Math.max(generation, g.generation);
     const d = new Uint16Array(g.ids.length);
     counts.fill(0);
     for (let i = 0; i < g.ids.length; i++) counts[(d[i] = hamming(g.bits, i * w, qBits, w))]!++;
     const within = bound(counts, PROBE);
     for (let i = 0; i < g.ids.length; i++) {
       if (d[i]! > within) continue;
+      probe.push(g.ids[i]!);
       const cell = copy.cells.get(g.ids[i]!);
       if (!cell) continue;
       probed.push(cell);
@@ -416,5 +423,5 @@ function nearest(copy: Copy, v: readonly number[], take: number, byBits: number)
   }
   scored.sort((a, b) => a.d - b.d);
   const kept = scored.slice(0, take);
-  return { cells, versions, ids: kept.map((r) => r.id), distances: kept.map((r) => r.d), rowCells: kept.map((r) => r.cell) };
+  return { probe, generation, cells, versions, ids: kept.map((r) => r.id), distances: kept.map((r) => r.d), rowCells: kept.map((r) => r.cell) };
 }
