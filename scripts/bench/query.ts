@@ -52,7 +52,14 @@ async function latencyRows(name: string, database: Database, models: LatencyMode
   const env =
     models === "builtin"
       ? parseEnv({ GB_MODELS: "builtin" })
-      : parseEnv({ GB_MODELS: "openai", OPENAI_API_KEY: "sk-bench", OPENAI_BASE_URL: modelUrl, GB_EMBEDDING_DIMENSIONS: String(EMBEDDING_DIMENSIONS) });
+      : parseEnv({
+          GB_MODELS: "openai",
+          OPENAI_API_KEY: "sk-bench",
+          OPENAI_BASE_URL: modelUrl,
+          GB_EMBEDDING_DIMENSIONS: String(EMBEDDING_DIMENSIONS),
+          // GB_VECTOR_MEMO_MB=0: without pgvector, the vector lists read their cells from the table (db/vector-memo.ts)
+          ...(process.env.GB_VECTOR_MEMO_MB ? { GB_VECTOR_MEMO_MB: process.env.GB_VECTOR_MEMO_MB } : {}),
+        });
   {
     const app = await createApp({ env, database, worker: false });
     for (const size of sizes) {
