@@ -250,5 +250,11 @@ describeEachDriver("vector cells copied in memory, without pgvector", (ctx) => {
     expect(memo.search(db, datasetId, "fact", questions[0]!, 120, 240)).not.toBeNull();
     await memo.close();
     expect(memo.search(db, datasetId, "fact", questions[0]!, 120, 240)).toBeNull();
+    // closing while a copy is being made: the copy stops at the next batch of cells
+    const copying = new VectorMemo(64 * 1024 * 1024);
+    const began = copying.refresh(db, datasetId, "fact", DIMS);
+    await copying.close();
+    await began;
+    expect(copying.stats().cells).toBeLessThan(cells);
   });
 });

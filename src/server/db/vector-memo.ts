@@ -250,6 +250,8 @@ export class VectorMemo {
     const stale = listed.filter((p) => copy.pivots.has(p.id) && copy.cells.get(p.id)?.version !== p.version).map((p) => p.id);
     const rowBytes = copy.dims * 4 + words(copy.dims) * 4 + 8 + ROW_OVERHEAD_BYTES;
     for (let i = 0; i < stale.length; i += LOAD_CELLS) {
+      // closing: the rest is left (a copy of 100k facts takes seconds, and stopping waits for this)
+      if (this.closed) return;
       const batch = stale.slice(i, i + LOAD_CELLS);
       // room for about a hundred rows a cell, made by letting the least recently used copies go
       if (!this.makeRoom(copy, batch.length * 100 * rowBytes)) return;
