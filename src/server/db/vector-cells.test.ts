@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { beforeAll, expect, it } from "vitest";
 import { seedGraph } from "../../../scripts/bench/seed";
 import { describeEachDriver } from "../../test/db";
+import { nearestByCosine, vectorGraph, vectorRow, type VectorRow } from "../../test/vectors";
 import { listsSql, retrieveList } from "../query/retrieve";
 import { freshDataset } from "../../test/db";
 import { loadCandidates } from "../remember/candidates";
@@ -18,23 +19,8 @@ import { CELL_ROWS, cellSearch, MIN_ROWS, PROBE, placeInCells } from "./vector-c
  */
 
 const DIMS = 256;
-const vectorRow = rowDecoder({ id: column.text, embedding: column.json<number[]>() });
-type VectorRow = { id: string; embedding: number[] };
-
-/**
- * The exact answer, worked out here rather than by the database (24 scans of 4,000 cosines in SQL
- * took 15 s of PGlite): the ids of the `n` rows nearest `v` by the cosine, within `maxDistance`.
- */
-function nearestByCosine(rows: VectorRow[], v: number[], n: number, maxDistance: number): string[] {
-  const norm = (a: number[]) => Math.sqrt(a.reduce((s, x) => s + x * x, 0));
-  const nv = norm(v);
-  return rows
-    .map((r) => ({ id: r.id, d: 1 - r.embedding.reduce((s, x, k) => s + x * v[k]!, 0) / (norm(r.embedding) * nv) }))
-    .sort((a, b) => a.d - b.d)
-    .slice(0, n)
-    .filter((r) => r.d <= maxDistance)
-    .map((r) => r.id);
-}
+/** the ids of the `n` rows nearest `v` by the cosine, within `maxDistance` */
+const nearestIds = (rows: VectorRow[], v: number[], n: number, maxDistance: number) => nearestByCosine(rows, v, n, maxDistance).map((r) => r.id);
 const countRow = rowDecoder({ n: column.int });
 
 describeEachDriver("vector search without pgvector: sign bits and cells", (ctx) => {
@@ -45,16 +31,8 @@ describeEachDriver("vector search without pgvector: sign bits and cells", (ctx) 
   let all: VectorRow[];
 
   beforeAll(async () => {
-    const db = ctx().database.db;
-    datasetId = (await seedGraph(db, 4 * MIN_ROWS, { embeddings: DIMS })).datasetId;
     // 24 questions: with 12, a draw's recall in cells ranged 0.81-0.94 around the bound of 0.8
-    const picked = await queryRows(db, sql`SELECT id, to_json(embedding) AS embedding FROM gb_facts WHERE dataset_id = ${datasetId} ORDER BY id LIMIT 24`, vectorRow);
-    questions = picked.map((r, i) => r.embedding.map((x, k) => x + 0.3 * Math.sin(i * 31 + k * 7)));
-    all = await queryRows(
-      db,
-      sql`SELECT id, to_json(embedding) AS embedding FROM gb_facts WHERE dataset_id = ${datasetId} AND expired_at IS NULL AND embedding IS NOT NULL`,
-      vectorRow,
-    );
+    ({ datasetId, questions, all } = await vectorGraph(ctx().database.db, 4 * MIN_ROWS, DIMS, 24));
   }, 120_000);
 
   /** facts_vector's ids for a question, without pgvector */
@@ -65,7 +43,7 @@ describeEachDriver("vector search without pgvector: sign bits and cells", (ctx) 
   }
 
   /** the exact answer: the 30 nearest current facts by cosine, within MAX_DISTANCE */
-  const exact = (v: number[]) => nearestByCosine(all, v, 30, MAX_DISTANCE);
+  const exact = (v: number[]) => nearestIds(all, v, 30, MAX_DISTANCE);
 
   /** the share of the exact answers the fallback found, over the questions */
   async function recall(): Promise<number> {
@@ -285,7 +263,7 @@ describeEachDriver("remember's entities near a vector, without pgvector: in cell
     // the exact answer: the three nearest by the cosine, within load_candidates' bound
     const all = await queryRows(db, sql`SELECT id, to_json(embedding) AS embedding FROM gb_entities WHERE dataset_id = ${ds.id}`, vectorRow);
     expect(all).toHaveLength(ENTITIES);
-    const exact = vectors.map(({ vector }) => nearestByCosine(all, vector, 3, 0.35));
+    const exact = vectors.map(({ vector }) => nearestIds(all, vector, 3, 0.35));
     expect(exact.flat().length).toBeGreaterThanOrEqual(vectors.length); // each finds at least its own entity
     /** the share of the exact answers found, of the nearest (`first`) or of all three */
     const recall = (got: Set<string>[], first = false) => {

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, expect, it } from "vitest";
-import { seedGraph } from "../../../scripts/bench/seed";
 import { describeEachDriver } from "../../test/db";
+import { nearestByCosine, vectorGraph, vectorRow, type VectorRow } from "../../test/vectors";
 import { termWeights } from "../query/bm25";
 import type { ListQuery } from "../query/lists/candidate";
 import { MAX_DISTANCE } from "../query/lists/shared";
@@ -17,20 +17,8 @@ import { decodeArraySend, VectorMemo } from "./vector-memo";
  */
 
 const DIMS = 256;
-const vectorRow = rowDecoder({ id: column.text, embedding: column.json<number[]>() });
-type VectorRow = { id: string; embedding: number[] };
 const versionRow = rowDecoder({ id: column.int, version: column.int });
 const countRow = rowDecoder({ n: column.int });
-
-function nearestByCosine(rows: VectorRow[], v: number[], n: number): { id: string; d: number }[] {
-  const norm = (a: number[]) => Math.sqrt(a.reduce((s, x) => s + x * x, 0));
-  const nv = norm(v);
-  return rows
-    .map((r) => ({ id: r.id, d: 1 - r.embedding.reduce((s, x, k) => s + x * v[k]!, 0) / (norm(r.embedding) * nv) }))
-    .sort((a, b) => a.d - b.d)
-    .slice(0, n)
-    .filter((r) => r.d <= MAX_DISTANCE);
-}
 
 it("reads a real[]'s binary form as array_send writes it, and refuses another size or a null", () => {
   const b = Buffer.alloc(20 + 8 * 3);
@@ -53,16 +41,8 @@ describeEachDriver("vector cells copied in memory, without pgvector", (ctx) => {
   let all: VectorRow[];
 
   beforeAll(async () => {
-    const db = ctx().database.db;
-    datasetId = (await seedGraph(db, 4 * MIN_ROWS, { embeddings: DIMS })).datasetId;
-    while ((await placeInCells(db)) > 0);
-    const picked = await queryRows(db, sql`SELECT id, to_json(embedding) AS embedding FROM gb_facts WHERE dataset_id = ${datasetId} ORDER BY id LIMIT 16`, vectorRow);
-    questions = picked.map((r, i) => r.embedding.map((x, k) => x + 0.3 * Math.sin(i * 31 + k * 7)));
-    all = await queryRows(
-      db,
-      sql`SELECT id, to_json(embedding) AS embedding FROM gb_facts WHERE dataset_id = ${datasetId} AND expired_at IS NULL AND embedding IS NOT NULL`,
-      vectorRow,
-    );
+    ({ datasetId, questions, all } = await vectorGraph(ctx().database.db, 4 * MIN_ROWS, DIMS, 16));
+    while ((await placeInCells(ctx().database.db)) > 0);
   }, 120_000);
 
   const query = async (v: number[], memo: VectorMemo | null): Promise<ListQuery> => {
@@ -93,7 +73,7 @@ describeEachDriver("vector cells copied in memory, without pgvector", (ctx) => {
     expect(stats.rows).toBe(rows!.n);
     let [withCopy, without, wanted] = [0, 0, 0];
     for (const v of questions) {
-      const exact = nearestByCosine(all, v, 30);
+      const exact = nearestByCosine(all, v, 30, MAX_DISTANCE);
       const want = new Set(exact.map((r) => r.id));
       const copied = await factsVector(v, memo);
       const table = await factsVector(v, null);
@@ -127,7 +107,7 @@ describeEachDriver("vector cells copied in memory, without pgvector", (ctx) => {
     // the distances are the cosine's, as the statement computes them without the copy
     const v = questions[5]!;
     const found = await factsVector(v, memo);
-    const exact = new Map(nearestByCosine(all, v, all.length).map((r) => [r.id, r.d]));
+    const exact = new Map(nearestByCosine(all, v, all.length, 2).map((r) => [r.id, r.d]));
     expect(found.length).toBeGreaterThan(0);
     for (const c of found) expect(exact.has(c.id)).toBe(true);
     const d = found.map((c) => exact.get(c.id)!);
