@@ -71,15 +71,18 @@ async function answer(body: ChatRequestBody): Promise<ChatValue> {
   }
 }
 
-/** The server on a free port of 127.0.0.1. It keeps no record of requests: 10,000 texts are 50,000 of them. */
-export async function startBuiltinModelServer(): Promise<FakeOpenAI> {
+/**
+ * The server on a free port of 127.0.0.1. It keeps no record of requests: 10,000 texts are 50,000 of them.
+ * `vectors`: the embedding of a text it holds (the caller may fill it later), else the builtin's.
+ */
+export async function startBuiltinModelServer(opts: { vectors?: ReadonlyMap<string, number[]> } = {}): Promise<FakeOpenAI> {
   const server: { fake?: FakeOpenAI } = {};
   server.fake = await startFakeOpenAI({
     chat: (body) => {
       server.fake?.requests.splice(0);
       return answer(body);
     },
-    embeddings: (text, dimensions) => embedText(text, dimensions),
+    embeddings: (text, dimensions) => opts.vectors?.get(text) ?? embedText(text, dimensions),
   });
   return server.fake;
 }

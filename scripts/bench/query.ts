@@ -3,7 +3,8 @@ import { readFileSync } from "node:fs";
 import { eq, sql, sum } from "drizzle-orm";
 import { parseEnv } from "../../src/env";
 import { createApp } from "../../src/server/app";
-import type { Database } from "../../src/server/db/client";
+import type { Database, Db } from "../../src/server/db/client";
+import { queryRows } from "../../src/server/db/rows";
 import { placeInCells } from "../../src/server/db/vector-cells";
 import { inferences } from "../../src/server/db/schema";
 import { ask } from "../../src/server/query/ask";
@@ -38,16 +39,25 @@ const EMBEDDING_DIMENSIONS = 256;
 
 export async function benchQueryLatency(dbs: BenchDatabase[], sizes: number[], queries: number, models: LatencyModels = "builtin"): Promise<string[][]> {
   const rows: string[][] = [["db", "facts", "queries", "wall p50 ms", "wall p99 ms", "overhead p50 ms", "overhead p99 ms"]];
-  const server = models === "semantic" ? await startBuiltinModelServer() : null;
+  const vectors = new Map<string, number[]>();
+  const server = models === "semantic" ? await startBuiltinModelServer({ vectors }) : null;
   try {
-    for (const { name, database } of dbs) rows.push(...(await latencyRows(name, database, models, sizes, queries, server?.url ?? "")));
+    for (const { name, database } of dbs) rows.push(...(await latencyRows(name, database, models, sizes, queries, server?.url ?? "", vectors)));
   } finally {
     await server?.close();
   }
   return rows;
 }
 
-async function latencyRows(name: string, database: Database, models: LatencyModels, sizes: number[], queries: number, modelUrl: string): Promise<string[][]> {
+async function latencyRows(
+  name: string,
+  database: Database,
+  models: LatencyModels,
+  sizes: number[],
+  queries: number,
+  modelUrl: string,
+  vectors: Map<string, number[]>,
+): Promise<string[][]> {
   const rows: string[][] = [];
   const env =
     models === "builtin"
@@ -77,6 +87,7 @@ async function latencyRows(name: string, database: Database, models: LatencyMode
           console.error(`${name}, ${size} facts: the vector cells copied in memory in ${((performance.now() - t) / 1000).toFixed(1)} s (${s.rows} rows, ${(s.bytes / 2 ** 20).toFixed(0)} MB)`);
         }
       }
+      if (models === "semantic") await questionVectors(database.db, datasetId, Array.from({ length: queries + 20 }, (_, i) => question(i, people)), vectors);
       const walls: number[] = [];
       const overheads: number[] = [];
       for (let i = -20; i < queries; i++) {
@@ -88,12 +99,59 @@ async function latencyRows(name: string, database: Database, models: LatencyMode
         walls.push(wall);
         overheads.push(wall - Number(m?.ms ?? 0));
       }
+      if (models === "semantic") {
+        // what the vector lists found: rows to look up, as a model's embedding of the question finds (questionVectors)
+        const [found] = await queryRows<{ facts: number | null; chunks: number | null }>(
+          database.db,
+          sql`SELECT avg((output->'lists'->>'facts_vector')::int)::float8 AS facts, avg((output->'lists'->>'chunks_vector')::int)::float8 AS chunks
+              FROM gb_query_run_stage_outputs WHERE dataset_id = ${datasetId} AND stage = 'retrieve_graph'`,
+        );
+        console.error(`${name}, ${size} facts: the vector lists found ${(found?.facts ?? 0).toFixed(1)} facts and ${(found?.chunks ?? 0).toFixed(1)} chunks a question`);
+      }
       const f = (x: number) => x.toFixed(1);
       rows.push([name, String(size), String(queries), f(pct(walls, 50)), f(pct(walls, 99)), f(pct(overheads, 50)), f(pct(overheads, 99))]);
     }
     await app.stop();
   }
   return rows;
+}
+
+/**
+ * Each question's embedding, as a model would give it: near what answers it. The seeded rows lie
+ * near their topic's direction (seed.ts: a fact its subject's, a chunk its chat's), unrelated to
+ * the builtin embedding of a question's words, so that every row was further than MAX_DISTANCE
+ * from such a question and the vector lists found nothing to look up. A question is the sum of
+ * one of its person's facts, that fact's chunk (Person1's for one that names nobody) and a
+ * direction of its own (0.6 of each component, as the rows' own): its person's facts and its
+ * chat's chunks are about 0.5 from it, other rows about 1.
+ */
+async function questionVectors(db: Db, datasetId: string, questions: string[], out: Map<string, number[]>): Promise<void> {
+  out.clear();
+  const personOf = (q: string) => Number(/Person(\d+)/.exec(q)?.[1] ?? 1);
+  const people = [...new Set(questions.map(personOf))];
+  const rows = await queryRows<{ person: number; fact: string; chunk: string }>(
+    db,
+    sql`SELECT p.n AS person, f.embedding::text AS fact, c.embedding::text AS chunk
+        FROM unnest(${`{${people.join(",")}}`}::int[]) AS p(n)
+        CROSS JOIN LATERAL (
+          SELECT embedding, chunk_id FROM gb_facts WHERE dataset_id = ${datasetId} AND subject_id = md5(${datasetId} || 'p' || p.n)::uuid AND embedding IS NOT NULL LIMIT 1
+        ) f
+        JOIN gb_chunks c ON c.dataset_id = ${datasetId} AND c.id = f.chunk_id`,
+  );
+  // real[] reads as {…}, pgvector's vector as […]
+  const numbers = (text: string) => text.slice(1, -1).split(",").map(Number);
+  const byPerson = new Map(rows.map((r) => [r.person, { fact: numbers(r.fact), chunk: numbers(r.chunk) }]));
+  for (const q of new Set(questions)) {
+    const near = byPerson.get(personOf(q));
+    if (!near) continue;
+    // the question's own direction: components in [-1, 1) from a generator seeded by its text
+    let seed = [...q].reduce((h, ch) => (Math.imul(h, 31) + ch.charCodeAt(0)) | 0, 7);
+    const own = () => {
+      seed = (Math.imul(seed ^ (seed >>> 15), 2246822507) + 0x9e3779b9) | 0;
+      return ((seed >>> 0) / 2 ** 32) * 2 - 1;
+    };
+    out.set(q, near.fact.map((x, k) => x + near.chunk[k]! + 0.6 * own()));
+  }
 }
 
 /** Clock ticks a second, for /proc's CPU times (Linux). */
