@@ -125,7 +125,7 @@ async function latencyRows(
  * direction of its own (0.6 of each component, as the rows' own): its person's facts and its
  * chat's chunks are about 0.5 from it, other rows about 1.
  */
-async function questionVectors(db: Db, datasetId: string, questions: string[], out: Map<string, number[]>): Promise<void> {
+export async function questionVectors(db: Db, datasetId: string, questions: string[], out: Map<string, number[]>): Promise<void> {
   out.clear();
   const personOf = (q: string) => Number(/Person(\d+)/.exec(q)?.[1] ?? 1);
   const people = [...new Set(questions.map(personOf))];

@@ -10,7 +10,7 @@ import { type TermWeights, termWeights } from "./bm25";
 import { boostNamedSpeakers, boostPeriod, cut, fuse, type Given, namedPeriod, type Ranked } from "./fusion";
 import type { Candidate } from "./lists/candidate";
 import { LIST_NAMES, type ListName } from "./lists/registry";
-import { retrieveList, retrieveLists, type RetrieveQuery } from "./retrieve";
+import { retrieveList, retrieveLists, type RetrieveQuery, TEXT_LISTS, VECTOR_LISTS } from "./retrieve";
 import { type AskInput, DEFAULT_RADIUS_KM, NO_INFORMATION, type Source } from "./schemas";
 
 /**
@@ -50,7 +50,14 @@ export class QueryJob {
   private vectorNote: string | null = null;
   /** retrieve_graph's lists, fused again with nearby_geo's */
   private lists: Record<ListName, Candidate[]> | null = null;
+  /**
+   * The lists that read no embedding (TEXT_LISTS) and the place the question names, sent by
+   * embed_question as it asks for the embedding, so that the database reads them while the model
+   * embeds (retrieve_graph takes them, and fails with them)
+   */
+  private textLists: ReturnType<QueryJob["readLists"]> | null = null;
   private listQuery: RetrieveQuery | null = null;
+  private period: RetrieveQuery["period"] | undefined;
   /** the place the question asks about (read in retrieve_graph: detect_geo's switch) */
   private asked: PlaceAsked | null = null;
   /** the place detect_geo found: nearby_geo's centre */
@@ -77,7 +84,13 @@ export class QueryJob {
 
   async embedQuestion() {
     // An empty dataset has nothing to retrieve: no model is asked, even to embed.
-    if ((await this.termWeights()).chunks === 0) return;
+    const weights = await this.termWeights();
+    if (weights.chunks === 0) return;
+    // the lists that need no embedding, read while the model embeds (a real one takes tens of
+    // milliseconds, more than they do): retrieve_graph waits for the embedding's lists alone
+    this.textLists = this.readLists(this.listQueryFor(weights, null), TEXT_LISTS, true);
+    // retrieve_graph takes its failure; until then it must not count as unhandled
+    this.textLists.catch(() => {});
     this.vectorNote = "not searched: embedding the question failed (embed_question); text lists only";
     this.vector = (await this.ctx.models.embed({ texts: [this.input.question] }))[0] ?? null;
     this.vectorNote = null;
@@ -87,8 +100,35 @@ export class QueryJob {
     const weights = await this.termWeights();
     // nothing to retrieve: the fixed answer, unless short-term memory may answer
     if (weights.chunks === 0) return output({ lists: {}, retrieved: [], note: "the dataset is empty" }, this.hasShortTerm() ? undefined : Stop);
-    const vector = this.vector;
-    this.listQuery = {
+    this.listQuery = this.listQueryFor(weights, this.vector);
+    const early = this.textLists;
+    // with embed_question's text lists, the vector lists alone (nothing to wait for without an embedding)
+    const { lists, also } = early
+      ? await Promise.all([early, this.listQuery.vector ? this.readLists(this.listQuery, VECTOR_LISTS, false) : null]).then(([text, vector]) => ({
+          lists: vector ? joinLists(text.lists, vector.lists) : text.lists,
+          also: text.also,
+        }))
+      : await this.readLists(this.listQuery, LIST_NAMES, true);
+    const names = also.names;
+    const asked = names ? await placeAsked(this.input.question, also.place) : null;
+    this.lists = lists;
+    this.asked = asked;
+    const skipped = this.rank(lists);
+    const kept = {
+      lists: Object.fromEntries(LIST_NAMES.map((name) => [name, lists[name].length])),
+      ...(skipped.length ? { skipped } : {}),
+      ...(this.vector ? {} : { vectors: this.vectorNote ?? "not searched: the embeddings of this provider are not semantic" }),
+      ...(asked ? { place: { name: asked.name, near: asked.near, how: asked.how } } : {}),
+      retrieved: this.retrieved.map(receipt),
+    };
+    // nothing known about it: the fixed answer, and no model is asked (unless short-term memory
+    // may answer, or a place the question names may have something near it)
+    return output(kept, this.given.length === 0 && !this.hasShortTerm() && !asked ? Stop : undefined);
+  }
+
+  /** The lists' query for the question: with its embedding, or without (the text lists). */
+  private listQueryFor(weights: TermWeights, vector: number[] | null): RetrieveQuery {
+    return {
       db: this.ctx.db,
       listsDb: this.ctx.listsDb,
       datasetId: this.ctx.datasetId,
@@ -98,27 +138,20 @@ export class QueryJob {
       pgvector: this.ctx.pgvector,
       memo: this.ctx.memo ?? null,
       dimensions: this.ctx.models.embeddingDimensions,
-      // relative times ("yesterday") are read against asOf when the question asks about then
-      period: namedPeriod(this.input.question, this.input.asOf ?? new Date()),
+      // relative times ("yesterday") are read against asOf when the question asks about then (once: both statements' the same)
+      period: (this.period ??= namedPeriod(this.input.question, this.input.asOf ?? new Date())),
       weights,
     };
-    // whether the question asks about a place (detect_geo's switch) is read with the lists, in the same statement
-    const names = placeNames(this.ctx.datasetId, this.input.question);
-    const { lists, also } = await retrieveLists(this.listQuery, { place: names ?? undefined });
-    const asked = names ? await placeAsked(this.input.question, also.place) : null;
-    this.lists = lists;
-    this.asked = asked;
-    const skipped = this.rank(lists);
-    const kept = {
-      lists: Object.fromEntries(LIST_NAMES.map((name) => [name, lists[name].length])),
-      ...(skipped.length ? { skipped } : {}),
-      ...(vector ? {} : { vectors: this.vectorNote ?? "not searched: the embeddings of this provider are not semantic" }),
-      ...(asked ? { place: { name: asked.name, near: asked.near, how: asked.how } } : {}),
-      retrieved: this.retrieved.map(receipt),
-    };
-    // nothing known about it: the fixed answer, and no model is asked (unless short-term memory
-    // may answer, or a place the question names may have something near it)
-    return output(kept, this.given.length === 0 && !this.hasShortTerm() && !asked ? Stop : undefined);
+  }
+
+  /**
+   * The candidates of the lists `names` in one statement; with `place`, whether the question asks
+   * about a place (detect_geo's switch), read in the same statement.
+   */
+  private async readLists(q: RetrieveQuery, names: readonly ListName[], place: boolean) {
+    const places = place ? placeNames(this.ctx.datasetId, this.input.question) : null;
+    const { lists, also } = await retrieveLists(q, { place: places ?? undefined }, names);
+    return { lists, also: { names: places, place: also.place } };
   }
 
   /** Fuses the lists (less those skipped), boosts, and cuts to the budget; the lists it skipped. */
@@ -231,6 +264,11 @@ export interface FoundPlace {
 }
 
 /** What a receipt keeps of a candidate: enough to see why it was (or was not) given. */
+/** Each list's candidates from whichever of two statements read it (each reads its own lists; the other's are empty). */
+function joinLists(a: Record<ListName, Candidate[]>, b: Record<ListName, Candidate[]>): Record<ListName, Candidate[]> {
+  return Object.fromEntries(LIST_NAMES.map((name) => [name, a[name].length ? a[name] : b[name]])) as Record<ListName, Candidate[]>;
+}
+
 function receipt(c: Ranked) {
   return {
     key: c.key,

@@ -49,21 +49,27 @@ export function listsDbFor(q: RetrieveQuery): Db {
   return q.listsDb ?? q.db;
 }
 
+/** The lists that read the question's embedding: those the rest need not wait for (query/job.ts). */
+export const VECTOR_LISTS: readonly ListName[] = ["facts_vector", "chunks_vector"];
+/** The lists that read no embedding. */
+export const TEXT_LISTS: readonly ListName[] = LIST_NAMES.filter((name) => !VECTOR_LISTS.includes(name));
+
 /**
- * Every list's candidates, and the rows of `also` (other SELECTs sent in the same statement, keyed
- * by names that are not list names).
+ * The candidates of every list of `names` (by default all; the others' are empty), and the rows of
+ * `also` (other SELECTs sent in the same statement, keyed by names that are not list names).
  */
 export async function retrieveLists<E extends Record<string, Part<unknown> | undefined>>(
   q: RetrieveQuery,
   also: E = {} as E,
+  names: readonly ListName[] = LIST_NAMES,
 ): Promise<{ lists: Record<ListName, Candidate[]>; also: PartRows<E> }> {
-  const planned = statements(q, LIST_NAMES);
+  const planned = statements(q, names);
   const parts: Record<string, Part<unknown>> = Object.fromEntries(planned.map(([name, s]) => [name, s.part]));
   for (const [key, part] of Object.entries(also)) {
     if (key in LISTS) throw new Error(`retrieveLists: ${key} is a list's name`);
     if (part) parts[key] = part;
   }
-  const ran = LIST_NAMES.filter((name) => "run" in LISTS[name]);
+  const ran = names.filter((name) => "run" in LISTS[name]);
   const [rows, runs] = await Promise.all([
     queryParts(listsDbFor(q), parts),
     Promise.all(

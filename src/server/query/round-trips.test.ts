@@ -8,6 +8,7 @@ import { callerForKey, createApiKey } from "../auth/keys";
 import { openDatabase } from "../db/client";
 import { queryRows } from "../db/rows";
 import { createScratchDatabase } from "../db/scratch";
+import { aliceInParisChat, fakeEmbedding, startFakeOpenAI } from "../../test/fake-openai";
 
 /*
  * The statements one query.ask sends to the Postgres server, counted as the driver sends them
@@ -122,6 +123,59 @@ if (!url || !template) {
         }
       } finally {
         await asking.close();
+      }
+    });
+
+    it("with semantic embeddings: the text lists are read while the model embeds the question, the vector lists after, within the count", async () => {
+      // a model server whose embeddings take 200 ms, as a real one takes tens of milliseconds
+      let embedded = 0;
+      const fake = await startFakeOpenAI({
+        chat: aliceInParisChat(() => ({ content: { answer: "Alice lives in Paris [1].", cited: [1] } })),
+        embeddings: (text, dimensions) => {
+          embedded = performance.now();
+          return fakeEmbedding(text, dimensions);
+        },
+        embeddingDelayMs: 200,
+      });
+      // no copy of the vector cells: its refreshes are statements of their own, in the background
+      const env = testEnv({ GB_MODELS: "openai", OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: fake.url, GB_EMBEDDING_DIMENSIONS: "8", GB_VECTOR_MEMO_MB: "0" });
+      const timed: { text: string; at: number }[] = [];
+      const remembering = await createApp({ env, database: await openDatabase({ driver: "postgres", url: scratchUrl, max: 2 }), worker: true, pollMs: 10 });
+      const asking = await createApp({
+        env,
+        database: await openDatabase({ driver: "postgres", url: scratchUrl, max: 4, onStatement: (text) => timed.push({ text, at: performance.now() }) }),
+        worker: false,
+      });
+      try {
+        const ds = await freshDataset(remembering);
+        expect((await callerFor(remembering).remember.submit({ dataset: ds.name, text: "Alice lives in Paris.", wait: true })).status).toBe("succeeded");
+        const api = callerFor(asking);
+        await api.query.ask({ dataset: ds.name, question: "Who lives in Paris?" }); // warm
+        timed.length = 0;
+        const r = await api.query.ask({ dataset: ds.name, question: "Where does Alice live?" });
+        expect(r.answer).toBe("Alice lives in Paris [1].");
+        const statements = timed.filter((s) => !MAINTENANCE.test(s.text));
+        expect(statements.length, statements.map((s) => s.text.slice(0, 80)).join("\n")).toBeLessThanOrEqual(MOST_STATEMENTS + 1);
+        const text = statements.filter((s) => s.text.includes('"part_chunks_text" AS MATERIALIZED'));
+        const vector = statements.filter((s) => s.text.includes('"part_facts_vector" AS MATERIALIZED'));
+        expect([text.length, vector.length]).toEqual([1, 1]);
+        // each list in one of them, the place the question names with the text lists
+        expect(text[0]!.text).not.toMatch(/"part_(facts|chunks)_vector"/);
+        expect(text[0]!.text).toMatch(/"part_place" AS MATERIALIZED/);
+        expect(vector[0]!.text).toMatch(/"part_chunks_vector" AS MATERIALIZED/);
+        expect(vector[0]!.text).not.toMatch(/"part_(facts|chunks)_text"/);
+        // sent before the model answered the embedding, the vector lists after it
+        expect(text[0]!.at).toBeLessThan(embedded);
+        expect(vector[0]!.at).toBeGreaterThan(embedded);
+        const [receipt] = await api.runs.query.outputs({ id: r.queryRunId, stage: "retrieve_graph" });
+        const lists = (receipt?.output as { lists: Record<string, number> }).lists;
+        expect(lists.facts_text).toBeGreaterThan(0);
+        expect(lists.facts_vector).toBeGreaterThan(0);
+        expect((receipt?.output as { vectors?: string }).vectors).toBeUndefined();
+      } finally {
+        await asking.close();
+        await remembering.close();
+        await fake.close();
       }
     });
 
