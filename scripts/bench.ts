@@ -20,7 +20,8 @@ import { BenchReport, cell, readBenchFile, type Rows } from "./bench/report";
  * remembered (default 1000), BENCH_FACTS the graph sizes of the query figures (default
  * 1000,10000,100000), BENCH_QUERY_MODELS the models of the query figures (default builtin,semantic;
  * semantic: the openai provider against a loopback model server, the graph with embeddings) and
- * BENCH_SEMANTIC_FACTS the graph sizes of the semantic ones (default BENCH_FACTS's), BENCH_RUNS_LIST the runs of the run-list figure (default 100000),
+ * BENCH_SEMANTIC_FACTS the graph sizes of the semantic ones (default BENCH_FACTS's), BENCH_EMBED_DELAY_MS how long their
+ * model takes to embed a question (default 0), BENCH_RUNS_LIST the runs of the run-list figure (default 100000),
  * BENCH_MOVES the sizes of the changed-fact workload (default 1000,10000), BENCH_MOVES_PROVIDERS
  * its providers (default builtin,openai), BENCH_MOVES_DBS its databases (default both) and
  * BENCH_MOVES_ASK the most questions a run asks (default all), BENCH_RESPONSIVE_SHAPES the texts of

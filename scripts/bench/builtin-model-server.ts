@@ -73,9 +73,10 @@ async function answer(body: ChatRequestBody): Promise<ChatValue> {
 
 /**
  * The server on a free port of 127.0.0.1. It keeps no record of requests: 10,000 texts are 50,000 of them.
- * `vectors`: the embedding of a text it holds (the caller may fill it later), else the builtin's.
+ * `vectors`: the embedding of a text it holds (the caller may fill it later), else the builtin's;
+ * `embeddingDelayMs`: how long each embeddings answer waits (a real model's time).
  */
-export async function startBuiltinModelServer(opts: { vectors?: ReadonlyMap<string, number[]> } = {}): Promise<FakeOpenAI> {
+export async function startBuiltinModelServer(opts: { vectors?: ReadonlyMap<string, number[]>; embeddingDelayMs?: number } = {}): Promise<FakeOpenAI> {
   const server: { fake?: FakeOpenAI } = {};
   server.fake = await startFakeOpenAI({
     chat: (body) => {
@@ -83,6 +84,7 @@ export async function startBuiltinModelServer(opts: { vectors?: ReadonlyMap<stri
       return answer(body);
     },
     embeddings: (text, dimensions) => opts.vectors?.get(text) ?? embedText(text, dimensions),
+    ...(opts.embeddingDelayMs ? { embeddingDelayMs: opts.embeddingDelayMs } : {}),
   });
   return server.fake;
 }

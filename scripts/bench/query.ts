@@ -40,7 +40,9 @@ const EMBEDDING_DIMENSIONS = 256;
 export async function benchQueryLatency(dbs: BenchDatabase[], sizes: number[], queries: number, models: LatencyModels = "builtin"): Promise<string[][]> {
   const rows: string[][] = [["db", "facts", "queries", "wall p50 ms", "wall p99 ms", "overhead p50 ms", "overhead p99 ms"]];
   const vectors = new Map<string, number[]>();
-  const server = models === "semantic" ? await startBuiltinModelServer({ vectors }) : null;
+  // BENCH_EMBED_DELAY_MS: the model takes that long to embed a question (default 0: the overhead targets' server)
+  const embeddingDelayMs = Number(process.env.BENCH_EMBED_DELAY_MS ?? 0);
+  const server = models === "semantic" ? await startBuiltinModelServer({ vectors, embeddingDelayMs }) : null;
   try {
     for (const { name, database } of dbs) rows.push(...(await latencyRows(name, database, models, sizes, queries, server?.url ?? "", vectors)));
   } finally {
