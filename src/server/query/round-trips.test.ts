@@ -131,19 +131,22 @@ if (!url || !template) {
       let embedded = 0;
       const fake = await startFakeOpenAI({
         chat: aliceInParisChat(() => ({ content: { answer: "Alice lives in Paris [1].", cited: [1] } })),
+        // every text that names Alice near the question (fakeEmbedding's neighbours depend on the exact text)
         embeddings: (text, dimensions) => {
           embedded = performance.now();
-          return fakeEmbedding(text, dimensions);
+          return text.includes("Alice") ? Array.from({ length: dimensions }, (_, i) => (i === 0 ? 1 : 0)) : fakeEmbedding(text, dimensions);
         },
         embeddingDelayMs: 200,
       });
       // no copy of the vector cells: its refreshes are statements of their own, in the background
       const env = testEnv({ GB_MODELS: "openai", OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: fake.url, GB_EMBEDDING_DIMENSIONS: "8", GB_VECTOR_MEMO_MB: "0" });
       const timed: { text: string; at: number }[] = [];
-      const remembering = await createApp({ env, database: await openDatabase({ driver: "postgres", url: scratchUrl, max: 2 }), worker: true, pollMs: 10 });
+      // a database of its own: the other tests' remembering app (builtin models) would take its remember off the queue
+      const own = await createScratchDatabase(url!, "gb_rt", { template });
+      const remembering = await createApp({ env, database: await openDatabase({ driver: "postgres", url: own.url, max: 2 }), worker: true, pollMs: 10 });
       const asking = await createApp({
         env,
-        database: await openDatabase({ driver: "postgres", url: scratchUrl, max: 4, onStatement: (text) => timed.push({ text, at: performance.now() }) }),
+        database: await openDatabase({ driver: "postgres", url: own.url, max: 4, onStatement: (text) => timed.push({ text, at: performance.now() }) }),
         worker: false,
       });
       try {
@@ -175,6 +178,7 @@ if (!url || !template) {
       } finally {
         await asking.close();
         await remembering.close();
+        await own.drop();
         await fake.close();
       }
     });
