@@ -263,12 +263,12 @@ export interface FoundPlace {
   ref: string | null;
 }
 
-/** What a receipt keeps of a candidate: enough to see why it was (or was not) given. */
 /** Each list's candidates from whichever of two statements read it (each reads its own lists; the other's are empty). */
 function joinLists(a: Record<ListName, Candidate[]>, b: Record<ListName, Candidate[]>): Record<ListName, Candidate[]> {
   return Object.fromEntries(LIST_NAMES.map((name) => [name, a[name].length ? a[name] : b[name]])) as Record<ListName, Candidate[]>;
 }
 
+/** What a receipt keeps of a candidate: enough to see why it was (or was not) given. */
 function receipt(c: Ranked) {
   return {
     key: c.key,
