@@ -5,7 +5,7 @@ import type { Database } from "./db/client";
 import { VectorMemo } from "./db/vector-memo";
 import { type Auth, needsFirstOwner } from "./auth/better-auth";
 import { createRateLimits, type RateLimits } from "./auth/rate-limit";
-import { createProvider, resolveStageOptions } from "./models/factory";
+import { createProvider, embeddingSpace, resolveStageOptions } from "./models/factory";
 import type { CallOptions, ModelProvider } from "./models/types";
 import { executeRememberRun } from "./remember/execute";
 import { startMaintenance } from "./db/maintenance";
@@ -32,6 +32,8 @@ export interface App {
   readonly provider: ModelProvider;
   /** per-stage CallOptions from GB_STAGE_MODELS; a request's options go on top */
   readonly stageOptions: Readonly<Record<string, CallOptions>>;
+  /** what this process embeds remembered text with (models/factory.ts): recorded on the runs it queues */
+  readonly embeddingSpace: string;
   /** the remember queue's worker in this process */
   readonly remember: RememberManager;
   /** accounts and sessions (better-auth) */
@@ -128,11 +130,14 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
   // GB_REDIS_URL: one client for the message cache and the limits, which the other processes share
   const redis = env.GB_REDIS_URL ? await openRedis(env.GB_REDIS_URL) : null;
   if (redis) auth.countLimitsIn(redis);
+  const stageOptions = resolveStageOptions(env.GB_STAGE_MODELS);
+  const space = embeddingSpace(env, stageOptions);
   const app: App = {
     env,
     database: db,
     provider,
-    stageOptions: resolveStageOptions(env.GB_STAGE_MODELS),
+    stageOptions,
+    embeddingSpace: space,
     auth,
     rateLimits: createRateLimits(env, redis),
     enrich: createEnrichment(env),
@@ -151,7 +156,9 @@ export async function createApp({ env, database, worker = true, pollMs }: Create
       retry: { maxAttempts: env.GB_REMEMBER_MAX_ATTEMPTS, baseMs: env.GB_REMEMBER_RETRY_BASE_MS, maxMs: env.GB_REMEMBER_RETRY_MAX_MS },
       // Postgres: other processes see at once when this one dies; PGlite: this process owns the
       // data dir, so any run found started at start-up was left by a process that died
-      liveness: (key) => db.sessionLock(key),
+      liveness: (key, lockOpts) => db.sessionLock(key, lockOpts),
+      // another process's runs are left to a process of their submitter's embeddings while one runs (claimNext)
+      embeddingSpace: space,
       sole: db.driver === "pglite",
       // the planner's statistics of a dataset remembered into are weighed on the next pass (maintenance.ts)
       execute: (run, signal) => executeRememberRun(app, run, signal).finally(() => maintenance.wrote(run.datasetId)),

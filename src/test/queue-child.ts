@@ -17,6 +17,7 @@ import { attachRunLog } from "../server/runs/run-log";
  *   QUEUE_CHILD_EXEC_TABLE   "work": table (run_id uuid, owner text, started timestamptz,
  *                            ended timestamptz) the test made
  *   QUEUE_CHILD_LIVENESS     "1": hold a liveness lock (Database.sessionLock), as the app does
+ *   QUEUE_CHILD_SPACE        the manager's embeddings (RememberManagerOptions.embeddingSpace)
  * Prints "ready" once the manager is started and "started <run id>" when a run starts; on
  * SIGTERM it stops the manager (waiting for its runs) and closes the database, and should then
  * exit by itself (code 0): the manager's timers are unref'd.
@@ -42,7 +43,8 @@ const manager = createRememberManager({
   concurrency: num("QUEUE_CHILD_CONCURRENCY", 2),
   leaseMs: num("QUEUE_CHILD_LEASE_MS", 1000),
   pollMs: num("QUEUE_CHILD_POLL_MS", 50),
-  liveness: env.QUEUE_CHILD_LIVENESS === "1" ? (key) => database.sessionLock(key) : undefined,
+  liveness: env.QUEUE_CHILD_LIVENESS === "1" ? (key, lockOpts) => database.sessionLock(key, lockOpts) : undefined,
+  ...(env.QUEUE_CHILD_SPACE ? { embeddingSpace: env.QUEUE_CHILD_SPACE } : {}),
   log: (message, error) => console.error(`[${owner}] ${message}`, error ?? ""),
   async execute(run) {
     const log = attachRunLog(db, "remember", run);

@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
-import { sql } from "drizzle-orm";
+import { type SQLWrapper, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
@@ -36,7 +36,7 @@ export interface Database {
    * (waiting while another session holds it). Postgres only: null on PGlite, where one process
    * owns the database and there is nobody to exclude.
    */
-  sessionLock(key: bigint): Promise<SessionLock | null>;
+  sessionLock(key: bigint, opts?: SessionLockOptions): Promise<SessionLock | null>;
   /**
    * Listens on a NOTIFY channel on a connection of its own (Postgres only: null on PGlite, where
    * one process owns the database and has nobody to hear from). `onListen` is called each time
@@ -52,6 +52,18 @@ export interface Listening {
   stop(): Promise<void>;
 }
 
+export interface SessionLockOptions {
+  /**
+   * Names also locked in shared mode on the same connection (sharedLockKey), held and let go with
+   * the lock: that some live process holds a name is seen in pg_locks (the remember queue's
+   * embeddings, claimNext).
+   */
+  shared?: readonly string[];
+}
+
+/** The advisory lock key of a name locked in shared mode (SessionLockOptions.shared), in SQL. */
+export const sharedLockKey = (name: SQLWrapper) => sql`hashtextextended(${name}, 0)`;
+
 /** A session advisory lock held on a dedicated connection. */
 export interface SessionLock {
   readonly key: bigint;
@@ -62,11 +74,16 @@ export interface SessionLock {
 }
 
 /** Locks on a reserved postgres.js connection: a session lock must stay on one connection. */
-async function postgresSessionLock(client: postgres.Sql, key: bigint): Promise<SessionLock> {
+async function postgresSessionLock(client: postgres.Sql, key: bigint, opts: SessionLockOptions = {}): Promise<SessionLock> {
   const reserved = await client.reserve();
+  const shared = [...(opts.shared ?? [])];
   try {
     await reserved`SELECT pg_advisory_lock(${key.toString()}::bigint)`;
+    // sharedLockKey's key, written out: this is postgres.js, not drizzle
+    if (shared.length > 0) await reserved`SELECT pg_advisory_lock_shared(hashtextextended(n, 0)) FROM unnest(${shared}::text[]) AS n`;
   } catch (e) {
+    // what was taken before the failure is not to stay with the connection in the pool
+    await reserved`SELECT pg_advisory_unlock_all()`.catch(() => {});
     reserved.release();
     throw e;
   }
@@ -87,6 +104,7 @@ async function postgresSessionLock(client: postgres.Sql, key: bigint): Promise<S
       released = true;
       try {
         await reserved`SELECT pg_advisory_unlock(${key.toString()}::bigint)`;
+        if (shared.length > 0) await reserved`SELECT pg_advisory_unlock_shared(hashtextextended(n, 0)) FROM unnest(${shared}::text[]) AS n`;
       } catch {
         // the connection is gone, and the lock with it
       }
@@ -254,7 +272,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     driver: "postgres",
     vector: hasVectorNow,
     location: redactUrl(opts.url),
-    sessionLock: (key) => postgresSessionLock(client, key),
+    sessionLock: (key, lockOpts) => postgresSessionLock(client, key, lockOpts),
     listen: async (channel, onMessage, onListen) => {
       const { unlisten } = await client.listen(channel, onMessage, onListen);
       return { stop: () => unlisten().catch(() => {}) };

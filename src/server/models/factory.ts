@@ -33,3 +33,14 @@ export function resolveStageOptions(
   }
   return out;
 }
+
+/**
+ * What a remember's embeddings are made with in a process of this configuration: "builtin" (none
+ * that queries search), or "openai <model> <dimensions>", the model being the load_candidates
+ * stage's (GB_STAGE_MODELS) or GB_EMBEDDING_MODEL. Processes sharing a database's remember queue
+ * leave a run to a process of its submitter's embeddings while one runs (claimNext).
+ */
+export function embeddingSpace(env: Env, stageOptions: Readonly<Record<string, CallOptions>>): string {
+  if (env.GB_MODELS === "builtin") return "builtin";
+  return `openai ${stageOptions.load_candidates?.model ?? env.GB_EMBEDDING_MODEL} ${env.GB_EMBEDDING_DIMENSIONS}`;
+}

@@ -44,7 +44,7 @@ export async function submitRemember({ app, caller, input }: { app: App; caller:
   const dataset = await resolveDataset(db, input.dataset, caller);
   const { wait, occurredAt, idempotencyKey, ...rest } = input;
   const params: RunParams = { ...rest, occurredAt: occurredAt ? occurredAt.toISOString() : null };
-  const init = { datasetId: dataset.id, userId: actorId(caller), params };
+  const init = { datasetId: dataset.id, userId: actorId(caller), params, embeddingSpace: app.embeddingSpace };
 
   let run: { id: string; replayed: boolean; status: SubmitResult["status"]; error: string | null };
   if (idempotencyKey === undefined) {

@@ -52,6 +52,8 @@ export interface RunLogInit {
   datasetId: string;
   userId: string | null;
   params: Record<string, unknown>;
+  /** a remember run: the submitting process's embeddings (gb_remember_runs.embedding_space) */
+  embeddingSpace?: string | null;
 }
 
 type Log = (message: string, error: unknown) => void;
@@ -619,6 +621,7 @@ const queuedRow = (id: string, init: RunLogInit) => ({
   datasetId: init.datasetId,
   userId: init.userId,
   params: init.params,
+  embeddingSpace: init.embeddingSpace ?? null,
   status: "queued" as const,
   createdAt: new Date(),
 });

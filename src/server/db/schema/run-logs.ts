@@ -103,6 +103,14 @@ export const rememberRuns = pgTable(
     idempotencyKey: text("idempotency_key"),
     /** what the key was used for (sha-256 of the request), to refuse a key reused for another text */
     idempotencyHash: text("idempotency_hash"),
+    /**
+     * The embeddings of the process that submitted the run ("builtin", or "openai <model> <dims>":
+     * embeddingSpace, models/factory.ts). A process of other embeddings claims it only while no
+     * process of these holds their lock (remember/manager/queue.ts, claimNext): a builtin worker
+     * would store a run an openai process submitted without the vectors its queries search.
+     * Null for runs queued before it was recorded: any process claims those.
+     */
+    embeddingSpace: text("embedding_space"),
     ...stageColumns(RememberStages),
   },
   (t) => [

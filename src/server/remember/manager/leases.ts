@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Db, SessionLock } from "../../db/client";
+import type { Db, SessionLock, SessionLockOptions } from "../../db/client";
 import { endedMessage, LeaseLostError } from "./outcome";
 import { isFinal, readRun, renewLeases, requeueAbandoned, type RunState } from "./queue";
 import type { ClaimedRun, Hold, RetryPolicy } from "./types";
@@ -39,8 +39,10 @@ export interface LeaseOptions {
   leaseMs: number;
   retry: RetryPolicy;
   /** see RememberManagerOptions.liveness and .sole */
-  liveness?: (key: bigint) => Promise<SessionLock | null>;
+  liveness?: (key: bigint, opts: SessionLockOptions) => Promise<SessionLock | null>;
   sole?: boolean;
+  /** see RememberManagerOptions.embeddingSpace: locked in shared mode with the liveness lock */
+  embeddingSpace?: string;
   /** the runs this process executes, by id (the manager's) */
   running: ReadonlyMap<string, HeldRun>;
   log: (message: string, error?: unknown) => void;
@@ -114,7 +116,7 @@ export function createLeases(o: LeaseOptions) {
         await liveness.release();
         liveness = null;
       }
-      liveness ??= await takeLiveness(livenessKey);
+      liveness ??= await takeLiveness(livenessKey, { shared: o.embeddingSpace === undefined ? [] : [o.embeddingSpace] });
       livenessCheckedAt = Date.now();
       if (!liveness) takeLiveness = undefined; // this database has none: leases alone
       return liveness?.key ?? null;

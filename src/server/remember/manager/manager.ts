@@ -50,9 +50,9 @@ export function createRememberManager(opts: RememberManagerOptions): RememberMan
   /** runs executing in this process, by id */
   const running = new Map<string, Running>();
   let handedBack = 0;
-  const leases = createLeases({ db, owner, leaseMs, retry, liveness: opts.liveness, sole: opts.sole, running, log });
+  const leases = createLeases({ db, owner, leaseMs, retry, liveness: opts.liveness, sole: opts.sole, embeddingSpace: opts.embeddingSpace, running, log });
   const waiters = createWaiters(db, pollMs);
-  const scheduler = createScheduler({ db, owner, leaseMs, pollMs, concurrency, leases, busy: () => running.size, launch, log });
+  const scheduler = createScheduler({ db, owner, leaseMs, pollMs, concurrency, embeddingSpace: opts.embeddingSpace, leases, busy: () => running.size, launch, log });
 
   /** Ends an attempt by its run's row and by what execute did (see RememberManagerOptions.execute). */
   async function settle(entry: Running, threw: boolean, thrown: unknown): Promise<void> {

@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { RememberStages } from "../../../lib/stages";
-import type { Db } from "../../db/client";
+import { type Db, sharedLockKey } from "../../db/client";
 import { column, queryRows, rowDecoder } from "../../db/rows";
 import { failStartedSql } from "../../db/schema/stage-group";
 import { MAX_ERROR } from "../../errors";
@@ -60,7 +60,24 @@ const claimRow = rowDecoder({
   seq: column.int,
   params: column.json<Record<string, unknown>>(),
   attempts: column.int,
+  embedding_space: column.nullable(column.text),
 });
+
+/**
+ * True for a queued run that a process of `space`'s embeddings may claim: its own, one queued
+ * before they were recorded, or one whose embeddings no live process holds (in pg_locks: each
+ * process holds its embeddings' name in shared mode beside its liveness lock, leases.ts). So a
+ * run is stored with the embeddings its submitter searches with while a process of those runs,
+ * and by whoever is left once none does (a configuration changed since it was queued).
+ */
+function claimableBy(space: string): SQL {
+  const key = sharedLockKey(sql`q.embedding_space`);
+  return sql`(q.embedding_space IS NULL OR q.embedding_space = ${space} OR NOT EXISTS (
+    SELECT 1 FROM pg_locks l
+    WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+      AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+      AND l.classid = ((${key} >> 32) & 4294967295)::oid AND l.objid = (${key} & 4294967295)::oid))`;
+}
 
 /**
  * Claims the next run that may start, if any: the oldest queued run (by seq) of a dataset with no
@@ -98,8 +115,10 @@ const claimRow = rowDecoder({
  *
  * PGlite (one connection) runs the same statements; the lock is then uncontended.
  */
-export async function claimNext(db: Db, owner: string, leaseMs: number, livenessKey: bigint | null): Promise<ClaimedRun | null> {
+export async function claimNext(db: Db, owner: string, leaseMs: number, livenessKey: bigint | null, embeddingSpace?: string): Promise<ClaimedRun | null> {
   const lock = livenessKey === null ? sql`NULL` : sql`${livenessKey.toString()}::bigint`;
+  // where processes hold their embeddings' lock (Postgres: with the liveness lock); PGlite has one process
+  const claimable = livenessKey !== null && embeddingSpace !== undefined ? claimableBy(embeddingSpace) : sql`TRUE`;
   const rows = await db.transaction(async (tx) => {
     await tx.execute(sql`SELECT set_config('lock_timeout', '10s', true), pg_advisory_xact_lock(${CLAIM_LOCK})`);
     return queryRows(
@@ -114,18 +133,19 @@ export async function claimNext(db: Db, owner: string, leaseMs: number, liveness
             AND (q.retry_at IS NULL OR q.retry_at <= now())
             AND NOT EXISTS (SELECT 1 FROM gb_remember_runs s WHERE s.dataset_id = q.dataset_id AND s.status = 'started')
             AND NOT EXISTS (SELECT 1 FROM gb_remember_runs e WHERE e.dataset_id = q.dataset_id AND e.status = 'queued' AND e.seq < q.seq)
+            AND ${claimable}
           ORDER BY q.seq
           LIMIT 1
           FOR UPDATE OF q SKIP LOCKED
         )
         AND r.status = 'queued'
-        RETURNING r.id, r.dataset_id, r.seq, r.params, r.attempts`,
+        RETURNING r.id, r.dataset_id, r.seq, r.params, r.attempts, r.embedding_space`,
       claimRow,
     );
   });
   const row = rows[0];
   if (!row) return null;
-  return { id: row.id, datasetId: row.dataset_id, seq: row.seq, params: row.params, attempt: row.attempts };
+  return { id: row.id, datasetId: row.dataset_id, seq: row.seq, params: row.params, attempt: row.attempts, embeddingSpace: row.embedding_space };
 }
 
 /** Renews the lease of every run this owner holds; returns the attempt held of each, by id. */

@@ -17,6 +17,8 @@ export interface SchedulerOptions {
   leaseMs: number;
   pollMs: number;
   concurrency: number;
+  /** RememberManagerOptions.embeddingSpace */
+  embeddingSpace?: string;
   leases: Pick<Leases, "sweep" | "livenessKey">;
   /** how many runs this process executes now */
   busy: () => number;
@@ -46,12 +48,15 @@ export function createScheduler(o: SchedulerOptions) {
     while (started && o.busy() < o.concurrency) {
       let run: ClaimedRun | null;
       try {
-        run = await claimNext(o.db, o.owner, o.leaseMs, key);
+        run = await claimNext(o.db, o.owner, o.leaseMs, key, o.embeddingSpace);
       } catch (e) {
         o.log("remember manager: claiming a run", e);
         return;
       }
       if (!run) return;
+      if (o.embeddingSpace !== undefined && run.embeddingSpace !== null && run.embeddingSpace !== o.embeddingSpace) {
+        o.log(`remember run ${run.id} was submitted by a process with embeddings "${run.embeddingSpace}"; none is running, so this one stores it with "${o.embeddingSpace}"`);
+      }
       o.launch(run);
     }
   }

@@ -1,4 +1,4 @@
-import type { Db, SessionLock } from "../../db/client";
+import type { Db, SessionLock, SessionLockOptions } from "../../db/client";
 import type { RunEnd } from "./waiters";
 
 /** A queued run this process has claimed (its row is now `started`, with our lease). */
@@ -10,6 +10,8 @@ export interface ClaimedRun {
   params: Record<string, unknown>;
   /** 1 for the first claim, then one more per claim: the fencing token of this claim */
   attempt: number;
+  /** the submitting process's embeddings (gb_remember_runs.embedding_space; null: not recorded) */
+  embeddingSpace: string | null;
 }
 
 /**
@@ -57,7 +59,13 @@ export interface RememberManagerOptions {
    * other processes know it is alive; once it dies, they take its runs back at once instead of
    * waiting for its leases to expire. Absent or null: leases alone.
    */
-  liveness?: (key: bigint) => Promise<SessionLock | null>;
+  liveness?: (key: bigint, opts: SessionLockOptions) => Promise<SessionLock | null>;
+  /**
+   * The embeddings this process stores runs with (models/factory.ts, embeddingSpace), locked in
+   * shared mode beside the liveness lock: a run submitted by a process of other embeddings is
+   * claimed only while no live process holds those (claimNext). Absent: every run is claimed.
+   */
+  embeddingSpace?: string;
   /**
    * This manager's process is the only one on its database (PGlite): every run found started
    * when it first starts belongs to a process that died, and is taken back at once.

@@ -1,0 +1,1 @@
+ALTER TABLE "gb_remember_runs" ADD COLUMN "embedding_space" text;
