@@ -39,8 +39,10 @@ serve(async (msg) => {
       const parsers = Object.fromEntries(req.rawTypes.map((t) => [t, identity]));
       const options = { rowMode: req.rowMode, parsers };
       const pg = open();
-      // a statement with parameters is one run again and again (see pglite-prepared.ts)
-      const run = async () => plain(await (req.params.length > 0 && statements ? statements.query(req.sql, req.params, options) : pg.query(req.sql, req.params, options)));
+      // a statement with parameters is one run again and again (see pglite-prepared.ts), genericDb's
+      // planned once for any values (the SETs in its exchange)
+      if (req.params.length > 0 && statements) return plain(await statements.query(req.sql, req.params, options, req.generic === true));
+      const run = async () => plain(await pg.query(req.sql, req.params, options));
       if (!req.generic) return run();
       // genericDb's (PgliteThread.generic): planned once for any values, then back to the rule
       await pg.exec("SET plan_cache_mode = force_generic_plan");

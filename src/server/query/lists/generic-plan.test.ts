@@ -95,6 +95,24 @@ for (const driver of ["pglite", "postgres"] as const) {
       expect((await queryRows<{ mode: string }>(database.genericDb, mode))[0]!.mode).toBe("force_generic_plan");
     });
 
+    it("a statement of genericDb sent again and again (prepared: on PGlite its SETs go in its own exchange) plans once, answers its own rows, and one that fails changes nothing else", async () => {
+      const mode = (k: number) => sql`SELECT current_setting('plan_cache_mode') AS mode, ${k}::int + 1 AS k`;
+      const failing = (k: number) => sql`SELECT 1 / (${k}::int - ${k}::int) AS x`;
+      const modeOf = async (db: Database["db"], k: number) => (await queryRows<{ mode: string; k: number }>(db, mode(k)))[0];
+      const divisionByZero = { cause: { message: expect.stringMatching(/division by zero/) } };
+      for (let k = 0; k < 4; k++) {
+        expect(await modeOf(database.genericDb, k)).toEqual({ mode: "force_generic_plan", k: k + 1 });
+        expect(await modeOf(database.db, k)).toEqual({ mode: "force_custom_plan", k: k + 1 });
+        // the error is the statement's own, not a SET's after it
+        await expect(queryRows(database.genericDb, failing(k))).rejects.toMatchObject(divisionByZero);
+        expect(await modeOf(database.db, k)).toEqual({ mode: "force_custom_plan", k: k + 1 });
+        await expect(database.genericDb.transaction((tx) => queryRows(tx, failing(k)))).rejects.toMatchObject(divisionByZero);
+        expect(await modeOf(database.db, k)).toEqual({ mode: "force_custom_plan", k: k + 1 });
+        expect(await database.genericDb.transaction((tx) => modeOf(tx, k))).toEqual({ mode: "force_generic_plan", k: k + 1 });
+        expect(await modeOf(database.db, k)).toEqual({ mode: "force_custom_plan", k: k + 1 });
+      }
+    });
+
     it("a question naming a person reads that person's rows, not the dataset's (its full-text index starts with dataset_id)", async () => {
       expect(people).toBeGreaterThan(100);
       for (const question of [`What does Person${people - 7} like?`, `Where did Person12 live in May 2024?`]) {
